@@ -1,0 +1,1280 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the TCP option writer and the option space calculators.
+ *
+ * This file is included at the end of net/ipv4/tcp_output.c when
+ * CONFIG_TCP_OPTIONS_KUNIT_TEST is set, so it calls the static functions
+ * tcp_syn_options(), tcp_synack_options(), tcp_established_options() and
+ * tcp_options_write() directly, with a zeroed tcp_sock, request sock and
+ * skb that hold only the fields those functions read.
+ *
+ * The expected layouts are golden 32-bit words written by hand from
+ * RFC 9293 (MSS), RFC 7323 (window scale, timestamps), RFC 2018 (SACK),
+ * RFC 2385 (MD5), RFC 7413 (Fast Open) and RFC 6994 (experimental option
+ * 254 with magic 0xF989), laid out in the order Linux has used since
+ * 2.6.27's fix: MD5, MSS, SACK_PERM+TS (or NOP,NOP,TS / NOP,NOP,SACK_PERM),
+ * NOP+WS, SACK blocks, Fast Open. See the comment above tcp_options_write().
+ */
+#include <kunit/test.h>
+#include <linux/skbuff.h>
+#include <linux/tcp.h>
+#include <net/tcp.h>
+
+#include "tcp_options_test_compat.h"
+
+#define TCP_OPT_WORDS		(MAX_TCP_OPTION_SPACE / 4)
+/* Bytes after the 40-byte option space that must stay untouched. */
+#define TCP_OPT_CANARY_LEN	16
+/* Fill pattern: the writer never emits 0xa5 in the layouts tested here. */
+#define TCP_OPT_POISON		0xa5
+/* The writer leaves the 16 MD5 hash bytes for tcp_v4_md5_hash_hdr(). */
+#define MD5_HASH_UNTOUCHED	0xa5a5a5a5
+#define MD5_OPTION		0x01011312	/* nop,nop,kind 19,len 18 */
+
+/* Timestamp values the test feeds each packet kind with. */
+#define SYN_TSVAL		1
+#define SYN_TSECR		0
+#define SYNACK_TSVAL		2
+#define SYNACK_TSECR		1
+#define EST_TSVAL		3
+#define EST_TSECR		2
+
+/* SACK blocks the receiver holds: one D-SACK and four SACKs. */
+#define DSACK_START		0x00000100
+#define DSACK_END		0x00000200
+#define SACK1_START		0x00001000
+#define SACK1_END		0x00002000
+#define SACK2_START		0x00003000
+#define SACK2_END		0x00004000
+#define SACK3_START		0x00005000
+#define SACK3_END		0x00006000
+#define SACK4_START		0x00007000
+#define SACK4_END		0x00008000
+
+/* The mss_cache tcp_current_mss() starts from in established cases. */
+#define EST_MSS_CACHE		1000
+
+enum tcp_opt_pkt {
+	TCP_OPT_SYN,
+	TCP_OPT_SYNACK,
+	TCP_OPT_ESTABLISHED,
+};
+
+enum tcp_opt_fo {
+	TCP_OPT_FO_NONE,
+	TCP_OPT_FO_RFC7413,	/* kind 34 */
+	TCP_OPT_FO_EXP,		/* kind 254, magic 0xF989 */
+};
+
+struct tcp_opt_input {
+	enum tcp_opt_pkt pkt;
+	/*
+	 * SYN: the tcp_timestamps, tcp_sack and tcp_window_scaling sysctls.
+	 * SYN-ACK: tstamp_ok, sack_ok and wscale_ok of the request.
+	 * Established: tstamp_ok of the connection.
+	 */
+	bool ts, sack, ws;
+	bool md5;		/* an MD5 key is configured */
+	bool syncookie;		/* SYN-ACK of type TCP_SYNACK_COOKIE */
+	u16 mss;		/* advertised MSS (SYN, SYN-ACK) */
+	u8 wscale;		/* our receive window scale */
+	enum tcp_opt_fo fo;
+	u8 fo_len;		/* Fast Open cookie length */
+	u8 num_sacks;		/* SACK blocks queued (established) */
+	bool dsack;		/* a D-SACK block is queued (established) */
+};
+
+struct tcp_opt_expect {
+	unsigned int size;	/* bytes the calculator must reserve */
+	u32 words[TCP_OPT_WORDS];
+	int mss_delta;		/* established: mss_cache - tcp_current_mss() */
+};
+
+struct tcp_opt_case {
+	const char *name;
+	struct tcp_opt_input in;
+	struct tcp_opt_expect out;
+};
+
+/* What a layout holds, decoded independently of the writer. */
+struct tcp_opt_seen {
+	u8 first_kind, second_kind;	/* first two options other than NOP */
+	int mss, wscale;		/* -1 when absent */
+	bool sackperm, ts, md5;
+	u32 tsval, tsecr;
+	int sack_off;			/* offset of SACK kind from th, or -1 */
+	int md5_off;			/* offset of MD5 hash from th, or -1 */
+	int sack_blocks;
+	int fo_len;			/* -1 when absent */
+	bool fo_exp;
+	u8 fo_cookie[TCP_FASTOPEN_COOKIE_MAX];
+};
+
+struct tcp_opt_env {
+	struct net *net;
+	struct tcp_sock *tp;
+	struct tcp_request_sock *treq;
+	struct sk_buff *skb;
+	struct tcp_fastopen_request fo_req;
+	bool md5_key_enabled;
+	/* TCP header, option space and canary, as the writer sees them. */
+	u8 buf[sizeof(struct tcphdr) + MAX_TCP_OPTION_SPACE +
+	       TCP_OPT_CANARY_LEN] __aligned(4);
+};
+
+#ifdef CONFIG_TCP_MD5SIG
+static struct tcp_md5sig_key tcp_opt_test_key = { .keylen = 16 };
+
+static struct tcp_md5sig_key *
+tcp_opt_test_md5_lookup(const struct sock *sk, const struct sock *addr)
+{
+	return &tcp_opt_test_key;
+}
+
+static const struct tcp_sock_af_ops tcp_opt_test_af_ops = {
+	.md5_lookup	= tcp_opt_test_md5_lookup,
+};
+#endif
+
+static const struct tcp_opt_case tcp_opt_syn_cases[] = {
+	/*
+	 * All eight combinations of the timestamps, SACK and window scaling
+	 * sysctls, for two MSS and window scale values.
+	 */
+	{
+		/* <mss 1460> */
+		.name = "syn_none_mss1460",
+		.in = { .pkt = TCP_OPT_SYN, .mss = 1460, .wscale = 7 },
+		.out = { .size = 4, .words = { 0x020405b4 } },
+	},
+	{
+		/* <mss 1460,nop,wscale 7> */
+		.name = "syn_ws_mss1460_ws7",
+		.in = { .pkt = TCP_OPT_SYN, .ws = 1, .mss = 1460, .wscale = 7 },
+		.out = { .size = 8, .words = { 0x020405b4, 0x01030307 } },
+	},
+	{
+		/* <mss 1460,nop,nop,sackOK> */
+		.name = "syn_sack_mss1460",
+		.in = { .pkt = TCP_OPT_SYN, .sack = 1, .mss = 1460, .wscale = 7 },
+		.out = { .size = 8, .words = { 0x020405b4, 0x01010402 } },
+	},
+	{
+		/* <mss 1460,nop,nop,sackOK,nop,wscale 7>: the layout the
+		 * 2008 distributions fell back to with timestamps off.
+		 */
+		.name = "syn_sack_ws_mss1460_ws7",
+		.in = { .pkt = TCP_OPT_SYN, .sack = 1, .ws = 1, .mss = 1460,
+			.wscale = 7 },
+		.out = { .size = 12,
+			 .words = { 0x020405b4, 0x01010402, 0x01030307 } },
+	},
+	{
+		/* <mss 1460,nop,nop,TS val 1 ecr 0> */
+		.name = "syn_ts_mss1460",
+		.in = { .pkt = TCP_OPT_SYN, .ts = 1, .mss = 1460, .wscale = 7 },
+		.out = { .size = 16, .words = { 0x020405b4, 0x0101080a,
+						SYN_TSVAL, SYN_TSECR } },
+	},
+	{
+		/* <mss 1460,nop,nop,TS val 1 ecr 0,nop,wscale 7> */
+		.name = "syn_ts_ws_mss1460_ws7",
+		.in = { .pkt = TCP_OPT_SYN, .ts = 1, .ws = 1, .mss = 1460,
+			.wscale = 7 },
+		.out = { .size = 20, .words = { 0x020405b4, 0x0101080a,
+						SYN_TSVAL, SYN_TSECR,
+						0x01030307 } },
+	},
+	{
+		/* <mss 1460,sackOK,TS val 1 ecr 0> */
+		.name = "syn_ts_sack_mss1460",
+		.in = { .pkt = TCP_OPT_SYN, .ts = 1, .sack = 1, .mss = 1460,
+			.wscale = 7 },
+		.out = { .size = 16, .words = { 0x020405b4, 0x0402080a,
+						SYN_TSVAL, SYN_TSECR } },
+	},
+	{
+		/* <mss 1460,sackOK,TS val 1 ecr 0,nop,wscale 7>: p0f's
+		 * Linux signature mss,sok,ts,nop,ws.
+		 */
+		.name = "syn_ts_sack_ws_mss1460_ws7",
+		.in = { .pkt = TCP_OPT_SYN, .ts = 1, .sack = 1, .ws = 1,
+			.mss = 1460, .wscale = 7 },
+		.out = { .size = 20, .words = { 0x020405b4, 0x0402080a,
+						SYN_TSVAL, SYN_TSECR,
+						0x01030307 } },
+	},
+	{
+		/* <mss 536> */
+		.name = "syn_none_mss536",
+		.in = { .pkt = TCP_OPT_SYN, .mss = 536, .wscale = 14 },
+		.out = { .size = 4, .words = { 0x02040218 } },
+	},
+	{
+		/* <mss 536,nop,wscale 14> */
+		.name = "syn_ws_mss536_ws14",
+		.in = { .pkt = TCP_OPT_SYN, .ws = 1, .mss = 536, .wscale = 14 },
+		.out = { .size = 8, .words = { 0x02040218, 0x0103030e } },
+	},
+	{
+		/* <mss 536,nop,nop,sackOK> */
+		.name = "syn_sack_mss536",
+		.in = { .pkt = TCP_OPT_SYN, .sack = 1, .mss = 536, .wscale = 14 },
+		.out = { .size = 8, .words = { 0x02040218, 0x01010402 } },
+	},
+	{
+		/* <mss 536,nop,nop,sackOK,nop,wscale 14> */
+		.name = "syn_sack_ws_mss536_ws14",
+		.in = { .pkt = TCP_OPT_SYN, .sack = 1, .ws = 1, .mss = 536,
+			.wscale = 14 },
+		.out = { .size = 12,
+			 .words = { 0x02040218, 0x01010402, 0x0103030e } },
+	},
+	{
+		/* <mss 536,nop,nop,TS val 1 ecr 0> */
+		.name = "syn_ts_mss536",
+		.in = { .pkt = TCP_OPT_SYN, .ts = 1, .mss = 536, .wscale = 14 },
+		.out = { .size = 16, .words = { 0x02040218, 0x0101080a,
+						SYN_TSVAL, SYN_TSECR } },
+	},
+	{
+		/* <mss 536,nop,nop,TS val 1 ecr 0,nop,wscale 14> */
+		.name = "syn_ts_ws_mss536_ws14",
+		.in = { .pkt = TCP_OPT_SYN, .ts = 1, .ws = 1, .mss = 536,
+			.wscale = 14 },
+		.out = { .size = 20, .words = { 0x02040218, 0x0101080a,
+						SYN_TSVAL, SYN_TSECR,
+						0x0103030e } },
+	},
+	{
+		/* <mss 536,sackOK,TS val 1 ecr 0> */
+		.name = "syn_ts_sack_mss536",
+		.in = { .pkt = TCP_OPT_SYN, .ts = 1, .sack = 1, .mss = 536,
+			.wscale = 14 },
+		.out = { .size = 16, .words = { 0x02040218, 0x0402080a,
+						SYN_TSVAL, SYN_TSECR } },
+	},
+	{
+		/* <mss 536,sackOK,TS val 1 ecr 0,nop,wscale 14> */
+		.name = "syn_ts_sack_ws_mss536_ws14",
+		.in = { .pkt = TCP_OPT_SYN, .ts = 1, .sack = 1, .ws = 1,
+			.mss = 536, .wscale = 14 },
+		.out = { .size = 20, .words = { 0x02040218, 0x0402080a,
+						SYN_TSVAL, SYN_TSECR,
+						0x0103030e } },
+	},
+	{
+		/*
+		 * Regression: 2.6.27's option clean-up, commit 33ad798c924b
+		 * ("tcp: options clean up"), wrote SACK_PERM and TS before
+		 * MSS. Home routers dropped such SYNs; commit fd6149d33297
+		 * ("tcp: Restore ordering of TCP options for the sake of
+		 * inter-operability") put MSS first again. MSS 1452 is the
+		 * PPPoE value those routers clamp to.
+		 * <mss 1452,sackOK,TS val 1 ecr 0,nop,wscale 2>
+		 */
+		.name = "regression_2_6_27_mss_before_sackperm_ts",
+		.in = { .pkt = TCP_OPT_SYN, .ts = 1, .sack = 1, .ws = 1,
+			.mss = 1452, .wscale = 2 },
+		.out = { .size = 20, .words = { 0x020405ac, 0x0402080a,
+						SYN_TSVAL, SYN_TSECR,
+						0x01030302 } },
+	},
+};
+
+static const struct tcp_opt_case tcp_opt_synack_cases[] = {
+	/* Every combination of tstamp_ok, sack_ok and wscale_ok. */
+	{
+		/* <mss 1440> */
+		.name = "synack_none",
+		.in = { .pkt = TCP_OPT_SYNACK, .mss = 1440, .wscale = 9 },
+		.out = { .size = 4, .words = { 0x020405a0 } },
+	},
+	{
+		/* <mss 1440,nop,wscale 9> */
+		.name = "synack_ws",
+		.in = { .pkt = TCP_OPT_SYNACK, .ws = 1, .mss = 1440,
+			.wscale = 9 },
+		.out = { .size = 8, .words = { 0x020405a0, 0x01030309 } },
+	},
+	{
+		/* <mss 1440,nop,nop,sackOK> */
+		.name = "synack_sack",
+		.in = { .pkt = TCP_OPT_SYNACK, .sack = 1, .mss = 1440,
+			.wscale = 9 },
+		.out = { .size = 8, .words = { 0x020405a0, 0x01010402 } },
+	},
+	{
+		/* <mss 1440,nop,nop,sackOK,nop,wscale 9> */
+		.name = "synack_sack_ws",
+		.in = { .pkt = TCP_OPT_SYNACK, .sack = 1, .ws = 1, .mss = 1440,
+			.wscale = 9 },
+		.out = { .size = 12,
+			 .words = { 0x020405a0, 0x01010402, 0x01030309 } },
+	},
+	{
+		/* <mss 1440,nop,nop,TS val 2 ecr 1> */
+		.name = "synack_ts",
+		.in = { .pkt = TCP_OPT_SYNACK, .ts = 1, .mss = 1440,
+			.wscale = 9 },
+		.out = { .size = 16, .words = { 0x020405a0, 0x0101080a,
+						SYNACK_TSVAL, SYNACK_TSECR } },
+	},
+	{
+		/* <mss 1440,nop,nop,TS val 2 ecr 1,nop,wscale 9> */
+		.name = "synack_ts_ws",
+		.in = { .pkt = TCP_OPT_SYNACK, .ts = 1, .ws = 1, .mss = 1440,
+			.wscale = 9 },
+		.out = { .size = 20, .words = { 0x020405a0, 0x0101080a,
+						SYNACK_TSVAL, SYNACK_TSECR,
+						0x01030309 } },
+	},
+	{
+		/* <mss 1440,sackOK,TS val 2 ecr 1> */
+		.name = "synack_ts_sack",
+		.in = { .pkt = TCP_OPT_SYNACK, .ts = 1, .sack = 1, .mss = 1440,
+			.wscale = 9 },
+		.out = { .size = 16, .words = { 0x020405a0, 0x0402080a,
+						SYNACK_TSVAL, SYNACK_TSECR } },
+	},
+	{
+		/* <mss 1440,sackOK,TS val 2 ecr 1,nop,wscale 9> */
+		.name = "synack_ts_sack_ws",
+		.in = { .pkt = TCP_OPT_SYNACK, .ts = 1, .sack = 1, .ws = 1,
+			.mss = 1440, .wscale = 9 },
+		.out = { .size = 20, .words = { 0x020405a0, 0x0402080a,
+						SYNACK_TSVAL, SYNACK_TSECR,
+						0x01030309 } },
+	},
+};
+
+static const struct tcp_opt_case tcp_opt_md5_cases[] = {
+	{
+		/*
+		 * RFC 2385 leaves no room for TS plus SACK blocks, so Linux
+		 * never offers TS on a SYN that carries MD5.
+		 * <nop,nop,md5,mss 1460,nop,nop,sackOK,nop,wscale 7>
+		 */
+		.name = "md5_syn_drops_ts",
+		.in = { .pkt = TCP_OPT_SYN, .md5 = 1, .ts = 1, .sack = 1,
+			.ws = 1, .mss = 1460, .wscale = 7 },
+		.out = { .size = 32, .words = { MD5_OPTION,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
+			0x020405b4, 0x01010402, 0x01030307 } },
+	},
+	{
+		/* <nop,nop,md5,mss 1460> */
+		.name = "md5_syn_ts_only",
+		.in = { .pkt = TCP_OPT_SYN, .md5 = 1, .ts = 1, .mss = 1460,
+			.wscale = 7 },
+		.out = { .size = 24, .words = { MD5_OPTION,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
+			0x020405b4 } },
+	},
+	{
+		/*
+		 * With MD5 and SACK the SYN-ACK drops TS (the comment in
+		 * tcp_synack_options(): SACK blocks would not fit later).
+		 * <nop,nop,md5,mss 1440,nop,nop,sackOK,nop,wscale 9>
+		 */
+		.name = "md5_synack_sack_drops_ts",
+		.in = { .pkt = TCP_OPT_SYNACK, .md5 = 1, .ts = 1, .sack = 1,
+			.ws = 1, .mss = 1440, .wscale = 9 },
+		.out = { .size = 32, .words = { MD5_OPTION,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
+			0x020405a0, 0x01010402, 0x01030309 } },
+	},
+	{
+		/* <nop,nop,md5,mss 1440,nop,nop,TS val 2 ecr 1,nop,wscale 9> */
+		.name = "md5_synack_no_sack_keeps_ts",
+		.in = { .pkt = TCP_OPT_SYNACK, .md5 = 1, .ts = 1, .ws = 1,
+			.mss = 1440, .wscale = 9 },
+		.out = { .size = 40, .words = { MD5_OPTION,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
+			0x020405a0, 0x0101080a, SYNACK_TSVAL, SYNACK_TSECR,
+			0x01030309 } },
+	},
+	{
+		/*
+		 * A syncookie SYN-ACK encodes the options in the cookie, so
+		 * it keeps TS even with MD5 and SACK.
+		 * <nop,nop,md5,mss 1440,sackOK,TS val 2 ecr 1,nop,wscale 9>
+		 */
+		.name = "md5_synack_syncookie_keeps_ts",
+		.in = { .pkt = TCP_OPT_SYNACK, .md5 = 1, .syncookie = 1,
+			.ts = 1, .sack = 1, .ws = 1, .mss = 1440, .wscale = 9 },
+		.out = { .size = 40, .words = { MD5_OPTION,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
+			0x020405a0, 0x0402080a, SYNACK_TSVAL, SYNACK_TSECR,
+			0x01030309 } },
+	},
+};
+
+/*
+ * Fast Open cookies (RFC 7413 kind 34, RFC 6994 kind 254 + 0xF989) after
+ * the full 20-byte SYN <mss 1460,sackOK,TS val 1 ecr 0,nop,wscale 7>,
+ * cookie bytes c0 c1 c2 ..., NOP padding up to the next 4-byte boundary.
+ */
+#define FO_SYN_IN(kind, len)						\
+	{ .pkt = TCP_OPT_SYN, .ts = 1, .sack = 1, .ws = 1, .mss = 1460,	\
+	  .wscale = 7, .fo = (kind), .fo_len = (len) }
+
+static const struct tcp_opt_case tcp_opt_fastopen_cases[] = {
+	{
+		/* Cookie request: <...,FO> */
+		.name = "fo_syn_len0",
+		.in = FO_SYN_IN(TCP_OPT_FO_RFC7413, 0),
+		.out = { .size = 24, .words = {
+			0x020405b4, 0x0402080a, SYN_TSVAL, SYN_TSECR,
+			0x01030307, 0x22020101 } },
+	},
+	{
+		.name = "fo_syn_len4",
+		.in = FO_SYN_IN(TCP_OPT_FO_RFC7413, 4),
+		.out = { .size = 28, .words = {
+			0x020405b4, 0x0402080a, SYN_TSVAL, SYN_TSECR,
+			0x01030307, 0x2206c0c1, 0xc2c30101 } },
+	},
+	{
+		/* 2 + 6 bytes end on a word boundary: no padding. */
+		.name = "fo_syn_len6",
+		.in = FO_SYN_IN(TCP_OPT_FO_RFC7413, 6),
+		.out = { .size = 28, .words = {
+			0x020405b4, 0x0402080a, SYN_TSVAL, SYN_TSECR,
+			0x01030307, 0x2208c0c1, 0xc2c3c4c5 } },
+	},
+	{
+		.name = "fo_syn_len8",
+		.in = FO_SYN_IN(TCP_OPT_FO_RFC7413, 8),
+		.out = { .size = 32, .words = {
+			0x020405b4, 0x0402080a, SYN_TSVAL, SYN_TSECR,
+			0x01030307, 0x220ac0c1, 0xc2c3c4c5, 0xc6c70101 } },
+	},
+	{
+		/* Fills the 40-byte option space exactly. */
+		.name = "fo_syn_len16",
+		.in = FO_SYN_IN(TCP_OPT_FO_RFC7413, 16),
+		.out = { .size = 40, .words = {
+			0x020405b4, 0x0402080a, SYN_TSVAL, SYN_TSECR,
+			0x01030307, 0x2212c0c1, 0xc2c3c4c5, 0xc6c7c8c9,
+			0xcacbcccd, 0xcecf0101 } },
+	},
+	{
+		.name = "fo_exp_syn_len0",
+		.in = FO_SYN_IN(TCP_OPT_FO_EXP, 0),
+		.out = { .size = 24, .words = {
+			0x020405b4, 0x0402080a, SYN_TSVAL, SYN_TSECR,
+			0x01030307, 0xfe04f989 } },
+	},
+	{
+		.name = "fo_exp_syn_len4",
+		.in = FO_SYN_IN(TCP_OPT_FO_EXP, 4),
+		.out = { .size = 28, .words = {
+			0x020405b4, 0x0402080a, SYN_TSVAL, SYN_TSECR,
+			0x01030307, 0xfe08f989, 0xc0c1c2c3 } },
+	},
+	{
+		/* 4 + 6 bytes need two NOPs. */
+		.name = "fo_exp_syn_len6",
+		.in = FO_SYN_IN(TCP_OPT_FO_EXP, 6),
+		.out = { .size = 32, .words = {
+			0x020405b4, 0x0402080a, SYN_TSVAL, SYN_TSECR,
+			0x01030307, 0xfe0af989, 0xc0c1c2c3, 0xc4c50101 } },
+	},
+	{
+		.name = "fo_exp_syn_len8",
+		.in = FO_SYN_IN(TCP_OPT_FO_EXP, 8),
+		.out = { .size = 32, .words = {
+			0x020405b4, 0x0402080a, SYN_TSVAL, SYN_TSECR,
+			0x01030307, 0xfe0cf989, 0xc0c1c2c3, 0xc4c5c6c7 } },
+	},
+	{
+		.name = "fo_exp_syn_len16",
+		.in = FO_SYN_IN(TCP_OPT_FO_EXP, 16),
+		.out = { .size = 40, .words = {
+			0x020405b4, 0x0402080a, SYN_TSVAL, SYN_TSECR,
+			0x01030307, 0xfe14f989, 0xc0c1c2c3, 0xc4c5c6c7,
+			0xc8c9cacb, 0xcccdcecf } },
+	},
+	{
+		/*
+		 * MD5 leaves 8 bytes after mss, sackOK and wscale: a 12-byte
+		 * cookie option does not fit and is dropped, not truncated.
+		 * <nop,nop,md5,mss 1460,nop,nop,sackOK,nop,wscale 7>
+		 */
+		.name = "fo_syn_len8_md5_dropped",
+		.in = { .pkt = TCP_OPT_SYN, .md5 = 1, .ts = 1, .sack = 1,
+			.ws = 1, .mss = 1460, .wscale = 7,
+			.fo = TCP_OPT_FO_RFC7413, .fo_len = 8 },
+		.out = { .size = 32, .words = {
+			MD5_OPTION, MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED, 0x020405b4,
+			0x01010402, 0x01030307 } },
+	},
+	{
+		/* An 8-byte option fits the 8 bytes MD5 leaves exactly. */
+		.name = "fo_exp_syn_len4_md5_fits",
+		.in = { .pkt = TCP_OPT_SYN, .md5 = 1, .ts = 1, .sack = 1,
+			.ws = 1, .mss = 1460, .wscale = 7,
+			.fo = TCP_OPT_FO_EXP, .fo_len = 4 },
+		.out = { .size = 40, .words = {
+			MD5_OPTION, MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED, 0x020405b4,
+			0x01010402, 0x01030307, 0xfe08f989, 0xc0c1c2c3 } },
+	},
+	{
+		.name = "fo_exp_syn_len6_md5_dropped",
+		.in = { .pkt = TCP_OPT_SYN, .md5 = 1, .ts = 1, .sack = 1,
+			.ws = 1, .mss = 1460, .wscale = 7,
+			.fo = TCP_OPT_FO_EXP, .fo_len = 6 },
+		.out = { .size = 32, .words = {
+			MD5_OPTION, MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED, 0x020405b4,
+			0x01010402, 0x01030307 } },
+	},
+	{
+		/* The server hands out a cookie on its SYN-ACK. */
+		.name = "fo_synack_len8",
+		.in = { .pkt = TCP_OPT_SYNACK, .ts = 1, .sack = 1, .ws = 1,
+			.mss = 1440, .wscale = 9, .fo = TCP_OPT_FO_RFC7413,
+			.fo_len = 8 },
+		.out = { .size = 32, .words = {
+			0x020405a0, 0x0402080a, SYNACK_TSVAL, SYNACK_TSECR,
+			0x01030309, 0x220ac0c1, 0xc2c3c4c5, 0xc6c70101 } },
+	},
+	{
+		/* MD5 + SACK drop TS, then 8 bytes remain for 20: dropped. */
+		.name = "fo_exp_synack_len16_md5_dropped",
+		.in = { .pkt = TCP_OPT_SYNACK, .md5 = 1, .ts = 1, .sack = 1,
+			.ws = 1, .mss = 1440, .wscale = 9,
+			.fo = TCP_OPT_FO_EXP, .fo_len = 16 },
+		.out = { .size = 32, .words = {
+			MD5_OPTION, MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED, 0x020405a0,
+			0x01010402, 0x01030309 } },
+	},
+};
+
+/*
+ * Established segments: SACK blocks after TS, truncated to what is left of
+ * the 40 bytes (RFC 2018 section 3: at most 3 blocks next to TS, 4 alone).
+ * mss_delta is what tcp_current_mss() takes off mss_cache, which was sized
+ * for tcp_header_len (TS and, on this tree, MD5).
+ */
+#define EST_IN(_ts, _sacks, _dsack)					\
+	{ .pkt = TCP_OPT_ESTABLISHED, .ts = (_ts), .num_sacks = (_sacks),	\
+	  .dsack = (_dsack) }
+
+static const struct tcp_opt_case tcp_opt_established_cases[] = {
+	{
+		/* <nop,nop,TS val 3 ecr 2> */
+		.name = "est_ts_0_sacks",
+		.in = EST_IN(1, 0, 0),
+		.out = { .size = 12, .words = { 0x0101080a, EST_TSVAL, EST_TSECR } },
+	},
+	{
+		.name = "est_ts_1_sack",
+		.in = EST_IN(1, 1, 0),
+		.out = { .size = 24, .mss_delta = 12,
+			 .words = { 0x0101080a, EST_TSVAL, EST_TSECR, 0x0101050a,
+				    SACK1_START, SACK1_END } },
+	},
+	{
+		.name = "est_ts_2_sacks",
+		.in = EST_IN(1, 2, 0),
+		.out = { .size = 32, .mss_delta = 20,
+			 .words = { 0x0101080a, EST_TSVAL, EST_TSECR, 0x01010512,
+				    SACK1_START, SACK1_END,
+				    SACK2_START, SACK2_END } },
+	},
+	{
+		.name = "est_ts_3_sacks",
+		.in = EST_IN(1, 3, 0),
+		.out = { .size = 40, .mss_delta = 28,
+			 .words = { 0x0101080a, EST_TSVAL, EST_TSECR, 0x0101051a,
+				    SACK1_START, SACK1_END,
+				    SACK2_START, SACK2_END,
+				    SACK3_START, SACK3_END } },
+	},
+	{
+		/* The fourth block does not fit next to TS. */
+		.name = "est_ts_4_sacks_truncated",
+		.in = EST_IN(1, 4, 0),
+		.out = { .size = 40, .mss_delta = 28,
+			 .words = { 0x0101080a, EST_TSVAL, EST_TSECR, 0x0101051a,
+				    SACK1_START, SACK1_END,
+				    SACK2_START, SACK2_END,
+				    SACK3_START, SACK3_END } },
+	},
+	{
+		/* D-SACK + 4 SACKs: D-SACK first, then the first two. */
+		.name = "est_ts_5_sacks_dsack_truncated",
+		.in = EST_IN(1, 4, 1),
+		.out = { .size = 40, .mss_delta = 28,
+			 .words = { 0x0101080a, EST_TSVAL, EST_TSECR, 0x0101051a,
+				    DSACK_START, DSACK_END,
+				    SACK1_START, SACK1_END,
+				    SACK2_START, SACK2_END } },
+	},
+	{
+		.name = "est_ts_dsack_1_sack",
+		.in = EST_IN(1, 1, 1),
+		.out = { .size = 32, .mss_delta = 20,
+			 .words = { 0x0101080a, EST_TSVAL, EST_TSECR, 0x01010512,
+				    DSACK_START, DSACK_END,
+				    SACK1_START, SACK1_END } },
+	},
+	{
+		/* No options at all: the bare 20-byte header. */
+		.name = "est_nots_0_sacks",
+		.in = EST_IN(0, 0, 0),
+		.out = { .size = 0 },
+	},
+	{
+		.name = "est_nots_1_sack",
+		.in = EST_IN(0, 1, 0),
+		.out = { .size = 12, .mss_delta = 12,
+			 .words = { 0x0101050a, SACK1_START, SACK1_END } },
+	},
+	{
+		.name = "est_nots_2_sacks",
+		.in = EST_IN(0, 2, 0),
+		.out = { .size = 20, .mss_delta = 20,
+			 .words = { 0x01010512, SACK1_START, SACK1_END,
+				    SACK2_START, SACK2_END } },
+	},
+	{
+		.name = "est_nots_3_sacks",
+		.in = EST_IN(0, 3, 0),
+		.out = { .size = 28, .mss_delta = 28,
+			 .words = { 0x0101051a, SACK1_START, SACK1_END,
+				    SACK2_START, SACK2_END,
+				    SACK3_START, SACK3_END } },
+	},
+	{
+		.name = "est_nots_4_sacks",
+		.in = EST_IN(0, 4, 0),
+		.out = { .size = 36, .mss_delta = 36,
+			 .words = { 0x01010522, SACK1_START, SACK1_END,
+				    SACK2_START, SACK2_END,
+				    SACK3_START, SACK3_END,
+				    SACK4_START, SACK4_END } },
+	},
+	{
+		/* Five blocks never fit: D-SACK and the first three. */
+		.name = "est_nots_5_sacks_dsack_truncated",
+		.in = EST_IN(0, 4, 1),
+		.out = { .size = 36, .mss_delta = 36,
+			 .words = { 0x01010522, DSACK_START, DSACK_END,
+				    SACK1_START, SACK1_END,
+				    SACK2_START, SACK2_END,
+				    SACK3_START, SACK3_END } },
+	},
+	{
+		/* <nop,nop,md5,nop,nop,TS val 3 ecr 2> */
+		.name = "est_md5_ts_0_sacks",
+		.in = { .pkt = TCP_OPT_ESTABLISHED, .md5 = 1, .ts = 1 },
+		.out = { .size = 32, .words = { MD5_OPTION,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
+			0x0101080a, EST_TSVAL, EST_TSECR } },
+	},
+	{
+		/*
+		 * Regression guard for commit 9424e2e7ad93 ("tcp: md5: fix
+		 * potential overestimation of TCP option space"): MD5 + TS
+		 * leave 8 bytes, less than one SACK block needs, so no SACK
+		 * option at all rather than a header past 40 bytes.
+		 */
+		.name = "est_md5_ts_1_sack_no_room",
+		.in = { .pkt = TCP_OPT_ESTABLISHED, .md5 = 1, .ts = 1,
+			.num_sacks = 1 },
+		.out = { .size = 32, .words = { MD5_OPTION,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
+			0x0101080a, EST_TSVAL, EST_TSECR } },
+	},
+	{
+		.name = "est_md5_nots_2_sacks",
+		.in = { .pkt = TCP_OPT_ESTABLISHED, .md5 = 1, .num_sacks = 2 },
+		.out = { .size = 40, .mss_delta = 20, .words = { MD5_OPTION,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED, 0x01010512,
+			SACK1_START, SACK1_END, SACK2_START, SACK2_END } },
+	},
+	{
+		.name = "est_md5_nots_3_sacks_truncated",
+		.in = { .pkt = TCP_OPT_ESTABLISHED, .md5 = 1, .num_sacks = 3 },
+		.out = { .size = 40, .mss_delta = 20, .words = { MD5_OPTION,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED, 0x01010512,
+			SACK1_START, SACK1_END, SACK2_START, SACK2_END } },
+	},
+};
+
+static void tcp_opt_case_desc(const struct tcp_opt_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+static int tcp_opt_test_init(struct kunit *test)
+{
+	struct tcp_opt_env *env;
+
+	env = kunit_kzalloc(test, sizeof(*env), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env);
+	/* The calculators read only the option sysctls from the netns. */
+	env->net = kunit_kzalloc(test, sizeof(*env->net), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->net);
+	env->tp = kunit_kzalloc(test, sizeof(*env->tp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->tp);
+	env->treq = kunit_kzalloc(test, sizeof(*env->treq), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->treq);
+	/* Only skb_mstamp_ns, the source of TS val, is read. */
+	env->skb = kunit_kzalloc(test, sizeof(*env->skb), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->skb);
+
+	write_pnet(&env->tp->inet_conn.icsk_inet.sk.sk_net, env->net);
+	test->priv = env;
+	return 0;
+}
+
+static void tcp_opt_test_exit(struct kunit *test)
+{
+#ifdef CONFIG_TCP_MD5SIG
+	struct tcp_opt_env *env = test->priv;
+
+	if (env && env->md5_key_enabled)
+		static_branch_dec(&tcp_md5_needed);
+#endif
+}
+
+static bool tcp_opt_setup_md5(struct kunit *test, struct tcp_opt_env *env)
+{
+#ifdef CONFIG_TCP_MD5SIG
+	struct tcp_md5sig_info *info;
+
+	info = kunit_kzalloc(test, sizeof(*info), GFP_KERNEL);
+	if (!info)
+		return false;
+	/* What tcp_md5_do_add() does when the first key is configured. */
+	static_branch_inc(&tcp_md5_needed);
+	env->md5_key_enabled = true;
+	rcu_assign_pointer(env->tp->md5sig_info, info);
+	env->tp->af_specific = &tcp_opt_test_af_ops;
+	return true;
+#else
+	return false;
+#endif
+}
+
+static void tcp_opt_fill_cookie(struct tcp_fastopen_cookie *foc,
+				const struct tcp_opt_input *in)
+{
+	u8 *val = (u8 *)foc->val;
+	int i;
+
+	foc->len = in->fo_len;
+	foc->exp = in->fo == TCP_OPT_FO_EXP;
+	for (i = 0; i < in->fo_len; i++)
+		val[i] = 0xc0 + i;
+}
+
+static void tcp_opt_setup(struct kunit *test, struct tcp_opt_env *env,
+			  const struct tcp_opt_input *in)
+{
+	struct tcp_sock *tp = env->tp;
+	struct inet_request_sock *ireq = &env->treq->req;
+	u32 tsval = SYN_TSVAL;
+
+	if (in->md5 && !tcp_opt_setup_md5(test, env))
+		kunit_skip(test, "needs CONFIG_TCP_MD5SIG");
+
+	switch (in->pkt) {
+	case TCP_OPT_SYN:
+		env->net->ipv4.sysctl_tcp_timestamps = in->ts;
+		env->net->ipv4.sysctl_tcp_sack = in->sack;
+		env->net->ipv4.sysctl_tcp_window_scaling = in->ws;
+		tp->advmss = in->mss;
+		tp->rx_opt.rcv_wscale = in->wscale;
+		tp->rx_opt.ts_recent = SYN_TSECR;
+		if (in->fo != TCP_OPT_FO_NONE) {
+			tcp_opt_fill_cookie(&env->fo_req.cookie, in);
+			tp->fastopen_req = &env->fo_req;
+		}
+		break;
+	case TCP_OPT_SYNACK:
+		ireq->tstamp_ok = in->ts;
+		ireq->sack_ok = in->sack;
+		ireq->wscale_ok = in->ws;
+		ireq->rcv_wscale = in->wscale;
+		ireq->req.ts_recent = SYNACK_TSECR;
+		tsval = SYNACK_TSVAL;
+		break;
+	case TCP_OPT_ESTABLISHED:
+		tp->rx_opt.tstamp_ok = in->ts;
+		tp->rx_opt.ts_recent = EST_TSECR;
+		tp->rx_opt.num_sacks = in->num_sacks;
+		tp->rx_opt.dsack = in->dsack;
+		tp->duplicate_sack[0] = (struct tcp_sack_block)
+			{ DSACK_START, DSACK_END };
+		tp->selective_acks[0] = (struct tcp_sack_block)
+			{ SACK1_START, SACK1_END };
+		tp->selective_acks[1] = (struct tcp_sack_block)
+			{ SACK2_START, SACK2_END };
+		tp->selective_acks[2] = (struct tcp_sack_block)
+			{ SACK3_START, SACK3_END };
+		tp->selective_acks[3] = (struct tcp_sack_block)
+			{ SACK4_START, SACK4_END };
+		tsval = EST_TSVAL;
+		break;
+	}
+	env->skb->skb_mstamp_ns = (u64)tsval * (NSEC_PER_SEC / TCP_TS_HZ);
+}
+
+/* Run the calculator the packet kind uses; returns the reserved size. */
+static unsigned int tcp_opt_calc(struct tcp_opt_env *env,
+				 const struct tcp_opt_input *in,
+				 struct tcp_out_options *opts)
+{
+	struct sock *sk = &env->tp->inet_conn.icsk_inet.sk;
+	struct tcp_md5sig_key *md5 = NULL;
+	struct tcp_fastopen_cookie foc = {};
+
+	switch (in->pkt) {
+	case TCP_OPT_SYN:
+		return tcp_syn_options(sk, env->skb, opts, &md5);
+	case TCP_OPT_SYNACK:
+#ifdef CONFIG_TCP_MD5SIG
+		if (in->md5)
+			md5 = &tcp_opt_test_key;
+#endif
+		if (in->fo != TCP_OPT_FO_NONE)
+			tcp_opt_fill_cookie(&foc, in);
+		return tcp_synack_options(sk, &env->treq->req.req, in->mss,
+					  env->skb, opts, md5,
+					  in->fo != TCP_OPT_FO_NONE ? &foc : NULL,
+					  in->syncookie ? TCP_SYNACK_COOKIE :
+							  TCP_SYNACK_NORMAL,
+					  NULL);
+	case TCP_OPT_ESTABLISHED:
+		return tcp_established_options(sk, env->skb, opts, &md5);
+	}
+	return 0;
+}
+
+static void tcp_opt_append(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	va_list args;
+
+	if (used && used < len - 1)
+		buf[used++] = ',';
+	va_start(args, fmt);
+	vscnprintf(buf + used, len - used, fmt, args);
+	va_end(args);
+}
+
+/*
+ * Decode an option area into @seen and packetdrill notation, from the
+ * RFC encodings alone. Returns false if the area is malformed.
+ */
+static bool tcp_opt_decode(const u8 *th, unsigned int size,
+			   struct tcp_opt_seen *seen, char *text, size_t len)
+{
+	const u8 *opt = th + sizeof(struct tcphdr);
+	unsigned int off = 0, kinds = 0;
+
+	memset(seen, 0, sizeof(*seen));
+	seen->mss = -1;
+	seen->wscale = -1;
+	seen->sack_off = -1;
+	seen->md5_off = -1;
+	seen->fo_len = -1;
+	text[0] = '\0';
+
+	while (off < size) {
+		u8 kind = opt[off], olen;
+		const u8 *p = opt + off + 2;
+		int i;
+
+		if (kind == TCPOPT_EOL)
+			return false;
+		if (kind == TCPOPT_NOP) {
+			tcp_opt_append(text, len, "nop");
+			off++;
+			continue;
+		}
+		if (off + 2 > size)
+			return false;
+		olen = opt[off + 1];
+		if (olen < 2 || off + olen > size)
+			return false;
+		if (kinds == 0)
+			seen->first_kind = kind;
+		else if (kinds == 1)
+			seen->second_kind = kind;
+		kinds++;
+
+		switch (kind) {
+		case TCPOPT_MSS:
+			if (olen != TCPOLEN_MSS)
+				return false;
+			seen->mss = get_unaligned_be16(p);
+			tcp_opt_append(text, len, "mss %d", seen->mss);
+			break;
+		case TCPOPT_WINDOW:
+			if (olen != TCPOLEN_WINDOW)
+				return false;
+			seen->wscale = p[0];
+			tcp_opt_append(text, len, "wscale %d", seen->wscale);
+			break;
+		case TCPOPT_SACK_PERM:
+			if (olen != TCPOLEN_SACK_PERM)
+				return false;
+			seen->sackperm = true;
+			tcp_opt_append(text, len, "sackOK");
+			break;
+		case TCPOPT_TIMESTAMP:
+			if (olen != TCPOLEN_TIMESTAMP)
+				return false;
+			seen->ts = true;
+			seen->tsval = get_unaligned_be32(p);
+			seen->tsecr = get_unaligned_be32(p + 4);
+			tcp_opt_append(text, len, "TS val %u ecr %u",
+				       seen->tsval, seen->tsecr);
+			break;
+		case TCPOPT_SACK:
+			if ((olen - TCPOLEN_SACK_BASE) % TCPOLEN_SACK_PERBLOCK)
+				return false;
+			seen->sack_off = sizeof(struct tcphdr) + off;
+			seen->sack_blocks = (olen - TCPOLEN_SACK_BASE) /
+					    TCPOLEN_SACK_PERBLOCK;
+			tcp_opt_append(text, len, "sack");
+			for (i = 0; i < seen->sack_blocks; i++)
+				scnprintf(text + strlen(text),
+					  len - strlen(text), " %u:%u",
+					  get_unaligned_be32(p + 8 * i),
+					  get_unaligned_be32(p + 8 * i + 4));
+			break;
+		case TCPOPT_MD5SIG:
+			if (olen != TCPOLEN_MD5SIG)
+				return false;
+			seen->md5 = true;
+			seen->md5_off = sizeof(struct tcphdr) + off + 2;
+			tcp_opt_append(text, len, "md5");
+			break;
+		case TCPOPT_FASTOPEN:
+			seen->fo_len = olen - TCPOLEN_FASTOPEN_BASE;
+			memcpy(seen->fo_cookie, p,
+			       min_t(int, seen->fo_len,
+				     TCP_FASTOPEN_COOKIE_MAX));
+			tcp_opt_append(text, len, seen->fo_len ? "FO %*phN" : "FO",
+				       seen->fo_len, seen->fo_cookie);
+			break;
+		case TCPOPT_EXP:
+			if (olen < TCPOLEN_EXP_FASTOPEN_BASE ||
+			    get_unaligned_be16(p) != TCPOPT_FASTOPEN_MAGIC)
+				return false;
+			seen->fo_exp = true;
+			seen->fo_len = olen - TCPOLEN_EXP_FASTOPEN_BASE;
+			memcpy(seen->fo_cookie, p + 2,
+			       min_t(int, seen->fo_len,
+				     TCP_FASTOPEN_COOKIE_MAX));
+			tcp_opt_append(text, len,
+				       seen->fo_len ? "FOEXP %*phN" : "FOEXP",
+				       seen->fo_len, seen->fo_cookie);
+			break;
+		default:
+			return false;
+		}
+		off += olen;
+	}
+	return true;
+}
+
+/*
+ * The order Linux has promised since fd6149d33297: MD5 (when present)
+ * first, then MSS; SACK_PERM is never the first option.
+ */
+static void tcp_opt_check_order(struct kunit *test, const char *name,
+				const struct tcp_opt_seen *seen)
+{
+	u8 mss_slot = seen->md5 ? seen->second_kind : seen->first_kind;
+
+	if (seen->md5)
+		KUNIT_EXPECT_EQ_MSG(test, seen->first_kind, TCPOPT_MD5SIG,
+				    "case %s: MD5 is not the first option",
+				    name);
+	if (seen->mss >= 0)
+		KUNIT_EXPECT_EQ_MSG(test, mss_slot, TCPOPT_MSS,
+				    "case %s: MSS is not the first option",
+				    name);
+	KUNIT_EXPECT_NE_MSG(test, seen->first_kind, TCPOPT_SACK_PERM,
+			    "case %s: SACK_PERM is the first option", name);
+}
+
+/* Feed the written header to the receive path's own option parser. */
+static void tcp_opt_check_parse(struct kunit *test, const struct tcp_opt_case *c,
+				const u8 *hdr, unsigned int size,
+				const struct tcp_opt_seen *want)
+{
+	bool estab = c->in.pkt == TCP_OPT_ESTABLISHED;
+	struct tcp_fastopen_cookie foc = { .len = -1 };
+	struct tcp_options_received rx = {};
+	struct sk_buff *skb;
+	struct tcphdr *th;
+
+	skb = alloc_skb(sizeof(struct tcphdr) + MAX_TCP_OPTION_SPACE,
+			GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_reset_transport_header(skb);
+	th = skb_put_data(skb, hdr, sizeof(struct tcphdr) + size);
+	th->doff = (sizeof(struct tcphdr) + size) / 4;
+	th->syn = !estab;
+	th->ack = c->in.pkt != TCP_OPT_SYN;
+	if (estab) {
+		rx.tstamp_ok = 1;
+		rx.sack_ok = TCP_SACK_SEEN;
+	}
+
+	tcp_parse_options(&init_net, skb, &rx, estab, &foc);
+
+	KUNIT_EXPECT_EQ_MSG(test, (bool)rx.saw_tstamp, want->ts,
+			    "case %s: parsed TS presence", c->name);
+	if (want->ts) {
+		KUNIT_EXPECT_EQ_MSG(test, rx.rcv_tsval, want->tsval,
+				    "case %s: parsed TS val", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, rx.rcv_tsecr, want->tsecr,
+				    "case %s: parsed TS ecr", c->name);
+	}
+	if (estab) {
+		KUNIT_EXPECT_EQ_MSG(test, (int)(TCP_SKB_CB(skb)->sacked ?: -1),
+				    want->sack_off,
+				    "case %s: parsed SACK offset", c->name);
+	} else {
+		KUNIT_EXPECT_EQ_MSG(test, rx.mss_clamp,
+				    want->mss < 0 ? 0 : want->mss,
+				    "case %s: parsed MSS", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, (bool)rx.wscale_ok, want->wscale >= 0,
+				    "case %s: parsed wscale_ok", c->name);
+		if (want->wscale >= 0)
+			KUNIT_EXPECT_EQ_MSG(test, (int)rx.snd_wscale, want->wscale,
+					    "case %s: parsed wscale", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, !!rx.sack_ok, want->sackperm,
+				    "case %s: parsed sackOK", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, (int)foc.len, want->fo_len,
+				    "case %s: parsed Fast Open cookie length",
+				    c->name);
+		if (want->fo_len > 0) {
+			KUNIT_EXPECT_EQ_MSG(test, foc.exp, want->fo_exp,
+					    "case %s: parsed Fast Open kind",
+					    c->name);
+			tcp_opt_expect_bytes(test, (u8 *)foc.val,
+					     want->fo_cookie, want->fo_len,
+					     c->name);
+		}
+	}
+#ifdef CONFIG_TCP_MD5SIG
+	KUNIT_EXPECT_PTR_EQ_MSG(test, tcp_parse_md5sig_option(th),
+				want->md5 ? (const u8 *)th + want->md5_off :
+					    NULL,
+				"case %s: parsed MD5 hash location", c->name);
+#endif
+	kfree_skb(skb);
+}
+
+/* The table must agree with its own inputs before it judges the kernel. */
+static void tcp_opt_check_table(struct kunit *test, const struct tcp_opt_case *c,
+				const struct tcp_opt_seen *want)
+{
+	if (c->in.pkt == TCP_OPT_ESTABLISHED)
+		return;
+	KUNIT_EXPECT_EQ_MSG(test, want->mss, c->in.mss,
+			    "case %s: table MSS", c->name);
+	if (want->wscale >= 0)
+		KUNIT_EXPECT_EQ_MSG(test, want->wscale, c->in.wscale,
+				    "case %s: table wscale", c->name);
+}
+
+/* Calculate and write the options of @c on the state set up for it. */
+static void tcp_opt_check_case(struct kunit *test, const struct tcp_opt_case *c)
+{
+	struct tcp_opt_env *env = test->priv;
+	const unsigned int hlen = sizeof(struct tcphdr);
+	struct tcp_out_options opts = {};
+	struct tcp_opt_seen want, got;
+	u8 expect[MAX_TCP_OPTION_SPACE];
+	char want_text[160], got_text[160];
+	unsigned int size, i;
+
+	for (i = 0; i < TCP_OPT_WORDS; i++)
+		put_unaligned_be32(c->out.words[i], expect + 4 * i);
+	/* Decode the golden words with the same header offset as the writer. */
+	memset(env->buf, 0, hlen);
+	memcpy(env->buf + hlen, expect, sizeof(expect));
+	KUNIT_ASSERT_TRUE_MSG(test, tcp_opt_decode(env->buf, c->out.size,
+						   &want, want_text,
+						   sizeof(want_text)),
+			      "case %s: expected layout is malformed", c->name);
+	tcp_opt_check_table(test, c, &want);
+
+	size = tcp_opt_calc(env, &c->in, &opts);
+
+	if (c->in.pkt == TCP_OPT_ESTABLISHED) {
+		struct sock *sk = &env->tp->inet_conn.icsk_inet.sk;
+		int mss;
+
+		env->tp->mss_cache = EST_MSS_CACHE;
+		env->tp->tcp_header_len = sizeof(struct tcphdr) +
+			(c->in.ts ? TCPOLEN_TSTAMP_ALIGNED : 0) +
+			(c->in.md5 ? TCPOLEN_MD5SIG_ALIGNED : 0);
+		mss = tcp_current_mss(sk);
+		KUNIT_EXPECT_EQ_MSG(test, EST_MSS_CACHE - mss, c->out.mss_delta,
+				    "case %s: tcp_current_mss() delta",
+				    c->name);
+		kunit_log(KERN_INFO, test, KUNIT_SUBTEST_INDENT
+			  KUNIT_SUBTEST_INDENT "# mss delta: %d",
+			  EST_MSS_CACHE - mss);
+	}
+
+	memset(env->buf, TCP_OPT_POISON, sizeof(env->buf));
+	memset(env->buf, 0, hlen);
+	tcp_options_write((struct tcphdr *)env->buf, env->tp, &opts);
+
+	KUNIT_EXPECT_EQ_MSG(test, size, c->out.size,
+			    "case %s: calculator reserved the wrong size",
+			    c->name);
+	tcp_opt_expect_bytes(test, env->buf + hlen, expect,
+			     min(size, c->out.size), c->name);
+	for (i = hlen + size; i < sizeof(env->buf); i++) {
+		if (env->buf[i] != TCP_OPT_POISON) {
+			KUNIT_FAIL(test,
+				   "case %s: writer wrote byte %u past the %u bytes reserved:\n\t%*ph",
+				   c->name, i - hlen, size,
+				   (int)(sizeof(env->buf) - hlen),
+				   env->buf + hlen);
+			break;
+		}
+	}
+	KUNIT_EXPECT_EQ_MSG(test, size % 4, 0U,
+			    "case %s: size %u is not 32-bit aligned",
+			    c->name, size);
+	KUNIT_EXPECT_LE_MSG(test, size, (unsigned int)MAX_TCP_OPTION_SPACE,
+			    "case %s: size %u exceeds the option space",
+			    c->name, size);
+	if (size > MAX_TCP_OPTION_SPACE)
+		return;
+
+	if (!tcp_opt_decode(env->buf, size, &got, got_text,
+			    sizeof(got_text))) {
+		KUNIT_FAIL(test, "case %s: written options are malformed: %*ph",
+			   c->name, size, env->buf + hlen);
+		return;
+	}
+	kunit_log(KERN_INFO, test, KUNIT_SUBTEST_INDENT KUNIT_SUBTEST_INDENT
+		  "# layout: %s (%u bytes)", got_text, size);
+	KUNIT_EXPECT_STREQ_MSG(test, got_text, want_text,
+			       "case %s: layout", c->name);
+	tcp_opt_check_order(test, c->name, &got);
+	if (got.md5)
+		KUNIT_EXPECT_PTR_EQ_MSG(test, (u8 *)opts.hash_location,
+					env->buf + got.md5_off,
+					"case %s: MD5 hash location", c->name);
+	tcp_opt_check_parse(test, c, env->buf, size, &want);
+}
+
+KUNIT_ARRAY_PARAM(tcp_opt_syn, tcp_opt_syn_cases, tcp_opt_case_desc);
+KUNIT_ARRAY_PARAM(tcp_opt_synack, tcp_opt_synack_cases, tcp_opt_case_desc);
+KUNIT_ARRAY_PARAM(tcp_opt_md5, tcp_opt_md5_cases, tcp_opt_case_desc);
+KUNIT_ARRAY_PARAM(tcp_opt_fastopen, tcp_opt_fastopen_cases,
+		  tcp_opt_case_desc);
+KUNIT_ARRAY_PARAM(tcp_opt_established, tcp_opt_established_cases,
+		  tcp_opt_case_desc);
+
+static void tcp_opt_layout_test(struct kunit *test)
+{
+	const struct tcp_opt_case *c = test->param_value;
+
+	tcp_opt_setup(test, test->priv, &c->in);
+	tcp_opt_check_case(test, c);
+}
+
+/* A D-SACK block goes out on one segment only (RFC 2883 section 4). */
+static void tcp_opt_dsack_sent_once_test(struct kunit *test)
+{
+	static const struct tcp_opt_case first = {
+		.name = "dsack_first_segment",
+		.in = EST_IN(1, 2, 1),
+		.out = { .size = 40, .mss_delta = 28,
+			 .words = { 0x0101080a, EST_TSVAL, EST_TSECR, 0x0101051a,
+				    DSACK_START, DSACK_END,
+				    SACK1_START, SACK1_END,
+				    SACK2_START, SACK2_END } },
+	};
+	static const struct tcp_opt_case second = {
+		.name = "dsack_next_segment",
+		.in = EST_IN(1, 2, 0),
+		.out = { .size = 32, .mss_delta = 20,
+			 .words = { 0x0101080a, EST_TSVAL, EST_TSECR, 0x01010512,
+				    SACK1_START, SACK1_END,
+				    SACK2_START, SACK2_END } },
+	};
+	struct tcp_opt_env *env = test->priv;
+
+	tcp_opt_setup(test, env, &first.in);
+	tcp_opt_check_case(test, &first);
+	KUNIT_EXPECT_EQ_MSG(test, (int)env->tp->rx_opt.dsack, 0,
+			    "the writer must consume the D-SACK");
+	/* The next segment starts from the state the first one left. */
+	tcp_opt_check_case(test, &second);
+}
+
+static struct kunit_case tcp_opt_syn_test_cases[] = {
+	KUNIT_CASE_PARAM(tcp_opt_layout_test, tcp_opt_syn_gen_params),
+	{}
+};
+
+static struct kunit_case tcp_opt_synack_test_cases[] = {
+	KUNIT_CASE_PARAM(tcp_opt_layout_test, tcp_opt_synack_gen_params),
+	{}
+};
+
+static struct kunit_case tcp_opt_md5_test_cases[] = {
+	KUNIT_CASE_PARAM(tcp_opt_layout_test, tcp_opt_md5_gen_params),
+	{}
+};
+
+static struct kunit_case tcp_opt_fastopen_test_cases[] = {
+	KUNIT_CASE_PARAM(tcp_opt_layout_test, tcp_opt_fastopen_gen_params),
+	{}
+};
+
+static struct kunit_case tcp_opt_established_test_cases[] = {
+	KUNIT_CASE_PARAM(tcp_opt_layout_test, tcp_opt_established_gen_params),
+	KUNIT_CASE(tcp_opt_dsack_sent_once_test),
+	{}
+};
+
+#define TCP_OPT_SUITE(_name)						\
+	static struct kunit_suite _name##_suite = {			\
+		.name = #_name,						\
+		.init = tcp_opt_test_init,				\
+		.exit = tcp_opt_test_exit,				\
+		.test_cases = _name##_test_cases,			\
+	}
+
+TCP_OPT_SUITE(tcp_opt_syn);
+TCP_OPT_SUITE(tcp_opt_synack);
+TCP_OPT_SUITE(tcp_opt_md5);
+TCP_OPT_SUITE(tcp_opt_fastopen);
+TCP_OPT_SUITE(tcp_opt_established);
+
+kunit_test_suites(&tcp_opt_syn_suite, &tcp_opt_synack_suite,
+		  &tcp_opt_md5_suite, &tcp_opt_fastopen_suite,
+		  &tcp_opt_established_suite);

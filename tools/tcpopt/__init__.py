@@ -1,0 +1,1 @@
+"""Host side of the TCP option layout harness: tree, build, run, report."""

@@ -1,0 +1,116 @@
+"""Zero-cost proof: tcp_output.o with the test Kconfig off, before and after.
+
+Builds net/ipv4/tcp_output.o from the pristine tree and from the patched
+tree with the same .config and CONFIG_TCP_OPTIONS_KUNIT_TEST off, then
+compares them with scripts/bloat-o-meter (must report a total delta of 0)
+and byte for byte on .text.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import lzma
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List, Optional
+
+from .errors import HarnessError
+from .kernel import make, set_kconfig
+from .settings import TEST_KCONFIG, Settings
+
+OBJECT = 'net/ipv4/tcp_output.o'
+TOTAL = re.compile(r'^add/remove: (\d+)/(\d+) grow/shrink: (\d+)/(\d+) '
+                   r'up/down: (-?\d+)/(-?\d+) \((-?\d+)\)', re.M)
+
+
+@dataclass
+class BloatResult:
+    config_name: str
+    delta: Optional[int]
+    text_identical: bool
+    report: str
+    error: str = ''
+
+    @property
+    def ok(self) -> bool:
+        return not self.error and self.delta == 0
+
+
+def parse_delta(report: str) -> Optional[int]:
+    """The total byte delta from bloat-o-meter's summary line."""
+    match = TOTAL.search(report)
+    return int(match.group(7)) if match else None
+
+
+def config_sources(settings: Settings) -> List[tuple[str, Path]]:
+    """The suite's own .config, and Debian's amd64 config when installed."""
+    sources = [('kunit', settings.build_dir / '.config')]
+    debian = Path(f'/usr/src/linux-config-{settings.tree}/'
+                  'config.amd64_none_amd64.xz')
+    if debian.is_file():
+        sources.append(('debian-amd64', debian))
+    return sources
+
+
+def read_config(path: Path) -> bytes:
+    return lzma.decompress(path.read_bytes()) if path.suffix == '.xz' \
+        else path.read_bytes()
+
+
+def build_object(settings: Settings, source: Path, out: Path,
+                 config: bytes) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    seed = out / '.config.seed'
+    if not seed.is_file() or seed.read_bytes() != config:
+        seed.write_bytes(config)
+        (out / '.config').write_bytes(config)
+        set_kconfig(source, out / '.config', TEST_KCONFIG, False)
+        # Debian's config signs modules with keys it does not ship.
+        for symbol in ('MODULE_SIG_ALL', 'DEBUG_INFO_BTF'):
+            set_kconfig(source, out / '.config', symbol, False)
+        result = make(settings, source, out, 'olddefconfig')
+        if result.returncode:
+            seed.unlink()
+            raise HarnessError(f'make olddefconfig failed in {out}: '
+                               f'{result.stderr.strip()[-300:]}')
+    result = make(settings, source, out, OBJECT)
+    if result.returncode:
+        raise HarnessError(f'building {OBJECT} in {out} failed: '
+                           f'{result.stderr.strip()[-300:]}')
+    return out / OBJECT
+
+
+def text_section(obj: Path) -> Path:
+    text = obj.with_suffix('.text.bin')
+    subprocess.run(['objcopy', '-O', 'binary', '--only-section=.text',
+                    str(obj), str(text)], check=True)
+    return text
+
+
+def check(settings: Settings) -> List[BloatResult]:
+    results = []
+    for name, config_path in config_sources(settings):
+        if not config_path.is_file():
+            results.append(BloatResult(name, None, False, '',
+                                       f'{config_path} is missing: run the '
+                                       'KUnit step first'))
+            continue
+        config = read_config(config_path)
+        try:
+            old = build_object(settings, settings.pristine,
+                               settings.bloat_dir / name / 'pristine', config)
+            new = build_object(settings, settings.source,
+                               settings.bloat_dir / name / 'patched', config)
+        except HarnessError as error:
+            results.append(BloatResult(name, None, False, '', str(error)))
+            continue
+        report = subprocess.run(
+            [str(settings.source / 'scripts/bloat-o-meter'), str(old),
+             str(new)], capture_output=True, text=True, check=False).stdout
+        same_text = filecmp.cmp(text_section(old), text_section(new),
+                                shallow=False)
+        results.append(BloatResult(name, parse_delta(report), same_text,
+                                   report.strip()))
+    return results

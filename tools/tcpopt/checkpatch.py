@@ -1,0 +1,81 @@
+"""checkpatch.pl --strict over the series and the shared test sources."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List
+
+from .settings import REPO
+
+TOTAL = re.compile(r'^total: (\d+) errors, (\d+) warnings, (?:(\d+) checks, )?'
+                   r'\d+ lines checked', re.M)
+SUBJECT = re.compile(r'^Subject: \[PATCH(?: \d+/\d+)?\] (.*)$', re.M)
+
+
+@dataclass
+class CheckResult:
+    path: Path
+    problems: List[str]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def parse_totals(output: str) -> List[str]:
+    """Non-zero error, warning and check counts, as readable strings."""
+    match = TOTAL.search(output)
+    if not match:
+        return ['checkpatch printed no totals']
+    counts = zip(('errors', 'warnings', 'checks'), match.groups())
+    return [f'{n} {kind}' for kind, n in counts if n and n != '0']
+
+
+def series_conventions(patch: Path) -> List[str]:
+    """What netdev expects of every patch beyond checkpatch's checks."""
+    text = patch.read_text(errors='replace')
+    problems = []
+    subject = SUBJECT.search(text)
+    if not subject or not subject.group(1).startswith('tcp: '):
+        problems.append('subject does not start with "tcp: "')
+    if not re.search(r'^Signed-off-by: .+ <.+@.+>$', text, re.M):
+        problems.append('no Signed-off-by')
+    return problems
+
+
+def run(source: Path, path: Path, as_file: bool) -> CheckResult:
+    cmd = ['perl', str(source / 'scripts/checkpatch.pl'), '--strict',
+           '--color=never']
+    if as_file:
+        cmd += ['-f']
+    cmd.append(str(path))
+    proc = subprocess.run(cmd, cwd=source, capture_output=True, text=True,
+                          check=False)
+    problems = parse_totals(proc.stdout)
+    if proc.stderr.strip():
+        problems.append(f'stderr: {proc.stderr.strip().splitlines()[-1]}')
+    if problems:
+        problems.append(proc.stdout.strip())
+    return CheckResult(path, problems)
+
+
+def check(source: Path, patches: List[Path],
+          test_sources: List[Path]) -> List[CheckResult]:
+    results = []
+    for patch in patches:
+        result = run(source, patch, as_file=False)
+        result.problems[:0] = series_conventions(patch)
+        results.append(result)
+    for path in test_sources:
+        results.append(run(source, path, as_file=True))
+    return results
+
+
+def display(path: Path) -> str:
+    try:
+        return str(path.relative_to(REPO))
+    except ValueError:
+        return str(path)

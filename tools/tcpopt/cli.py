@@ -1,0 +1,164 @@
+"""run.sh's command line: the main job and the test command."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import unittest
+from dataclasses import dataclass
+from typing import List, Optional
+
+from . import bloat, checkpatch, deps, kernel, ktap, worktree
+from .errors import HarnessError
+from .expected import expected_cases
+from .report import Verdict, failure_details, judge, layout_table, summary
+from .settings import DEFAULT_TREE, REPO, TREES, Settings
+
+
+@dataclass
+class Tally:
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+
+    def add(self, ok: bool, count: int = 1) -> None:
+        if ok:
+            self.passed += count
+        else:
+            self.failed += count
+
+    def closing_line(self) -> str:
+        line = f'{self.passed} passed, {self.failed} failed'
+        return line + (f', {self.skipped} skipped' if self.skipped else '')
+
+
+def heading(text: str) -> None:
+    print(f'\n== {text}', flush=True)
+
+
+def kunit_step(settings: Settings) -> Verdict:
+    """Prepare the tree, build, boot, and report every case."""
+    source = worktree.prepare(settings)
+    version = worktree.kernel_version(source)
+    print(f'tree: {settings.package} {version} in {source}', flush=True)
+    status, log = kernel.run_kunit(settings, source)
+    expected = expected_cases(settings.kunit_dir)
+    if not log.is_file():
+        print(f'kunit.py exited with status {status} before the kernel ran; '
+              'its output above says why')
+        return Verdict(missing=expected, crashed=True)
+    with open(log, errors='replace') as lines:
+        run = ktap.parse(lines)
+    verdict = judge(run, expected)
+    print()
+    print(layout_table(run.cases))
+    details = failure_details(run.cases)
+    if details:
+        print('\n' + details)
+    print('\n' + summary(verdict, run), flush=True)
+    if status and verdict.ok:
+        print(f'kunit.py exited with status {status}')
+        verdict.crashed = True
+    return verdict
+
+
+def unit_test_step(tally: Tally) -> None:
+    suite = unittest.defaultTestLoader.discover(str(REPO / 'tools' / 'tests'),
+                                                top_level_dir=str(REPO / 'tools'))
+    result = unittest.TextTestRunner(stream=sys.stdout, verbosity=1).run(suite)
+    bad = len(result.failures) + len(result.errors) + \
+        len(result.unexpectedSuccesses)
+    tally.add(False, bad)
+    tally.add(True, result.testsRun - bad - len(result.skipped))
+    tally.skipped += len(result.skipped)
+
+
+def bloat_step(settings: Settings, tally: Tally) -> None:
+    for result in bloat.check(settings):
+        if result.error:
+            print(f'FAIL {result.config_name} config: {result.error}')
+        else:
+            print(f'{"PASS" if result.ok else "FAIL"} {result.config_name} '
+                  f'config: {bloat.OBJECT} total delta {result.delta} bytes, '
+                  f'.text {"identical" if result.text_identical else "differs"}')
+            print('     ' + result.report.splitlines()[0]
+                  if result.report else '     (no bloat-o-meter output)')
+            if not result.ok:
+                print(result.report)
+        tally.add(result.ok)
+
+
+def checkpatch_step(settings: Settings, tally: Tally) -> None:
+    patches = worktree.read_series(settings.patch_dir)
+    sources = sorted(p for p in settings.kunit_dir.iterdir()
+                     if p.suffix in ('.c', '.h'))
+    for result in checkpatch.check(settings.source, patches, sources):
+        name = checkpatch.display(result.path)
+        if result.ok:
+            print(f'PASS {name}')
+        else:
+            print(f'FAIL {name}: ' + '; '.join(result.problems[:-1] or
+                                                  result.problems))
+            print(result.problems[-1])
+        tally.add(result.ok)
+
+
+def cmd_run(settings: Settings) -> int:
+    with worktree.locked(settings):
+        verdict = kunit_step(settings)
+    return 0 if verdict.ok else 1
+
+
+def cmd_test(settings: Settings) -> int:
+    tally = Tally()
+    heading('1/4 host tool unit tests')
+    unit_test_step(tally)
+    with worktree.locked(settings):
+        heading(f'2/4 KUnit suites in QEMU ({settings.package})')
+        verdict = kunit_step(settings)
+        tally.add(True, len(verdict.passed))
+        tally.add(False, len(verdict.failed) + len(verdict.missing))
+        tally.skipped += len(verdict.skipped)
+        if verdict.crashed:
+            tally.add(False)
+        heading('3/4 zero-delta check: tcp_output.o with '
+                'CONFIG_TCP_OPTIONS_KUNIT_TEST=n, pristine vs patched')
+        bloat_step(settings, tally)
+        heading('4/4 checkpatch.pl --strict over the series and kunit/')
+        checkpatch_step(settings, tally)
+    print()
+    print(tally.closing_line(), flush=True)
+    return 0 if tally.failed == 0 else 1
+
+
+COMMANDS = {'run': cmd_run, 'test': cmd_test}
+
+
+def parse_args(argv: List[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog='run.sh',
+        description='Build the TCP option KUnit suites on a Debian kernel '
+        'tree and run them under QEMU.')
+    parser.add_argument('--tree', default=DEFAULT_TREE, choices=sorted(TREES),
+                        help=f'kernel tree (default {DEFAULT_TREE})')
+    parser.add_argument('command', nargs='?', default='run',
+                        choices=sorted(COMMANDS),
+                        help='run: build, run the suites and print the layout '
+                        'table (default); test: host unit tests, KUnit, '
+                        'zero-delta check and checkpatch')
+    return parser.parse_args(argv)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        settings = Settings.create(args.tree)
+        deps.ensure_packages(deps.required_packages(settings.package))
+        return COMMANDS[args.command](settings)
+    except HarnessError as error:
+        print(f'run.sh: error: {error}', file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print('run.sh: interrupted; the next run picks up where this one '
+              'stopped', file=sys.stderr)
+        return 130

@@ -1,0 +1,130 @@
+"""Read the raw KTAP a KUnit kernel printed: cases, verdicts, layout lines.
+
+kunit.py's own parser (tools/testing/kunit/kunit_parser.py) prints while it
+parses and, with --json, drops the diagnostic lines that carry the layouts;
+this reader keeps every '# ' line with the case it belongs to. It needs
+nothing from the kernel tree, so the host tests run before one exists.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional
+
+RESULT = re.compile(r'^(?P<indent> *)(?P<not>not )?ok (?P<num>\d+) '
+                    r'(?:- )?(?P<name>[^#]*?)\s*(?:#\s*(?P<directive>.*))?$')
+SUBTEST = re.compile(r'^(?P<indent> *)# Subtest: (?P<name>\S+)')
+DIAG = re.compile(r'^ *# (?P<text>.*)$')
+LAYOUT = re.compile(r'^layout: (?P<layout>.*) \((?P<size>\d+) bytes\)$')
+MSS_DELTA = re.compile(r'^mss delta: (?P<delta>-?\d+)$')
+# What a dying kernel prints instead of finishing its KTAP.
+CRASH = re.compile(r'(Kernel panic|BUG:|Oops|general protection fault|'
+                   r'Call Trace:|WARNING: CPU:)')
+
+
+@dataclass
+class Case:
+    """One leaf result: a plain case or one row of a parameterized case."""
+
+    suite: str
+    name: str
+    status: str                     # 'pass', 'fail' or 'skip'
+    layouts: List[str] = field(default_factory=list)
+    sizes: List[int] = field(default_factory=list)
+    mss_deltas: List[int] = field(default_factory=list)
+    diagnostics: List[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ('pass', 'skip')
+
+
+@dataclass
+class Run:
+    cases: List[Case]
+    crash_lines: List[str]
+    complete: bool                  # the top-level plan was fully reported
+
+    def by_name(self) -> Dict[str, Case]:
+        return {case.name: case for case in self.cases}
+
+
+def _status(match: re.Match) -> str:
+    directive = (match.group('directive') or '').upper()
+    if directive.startswith('SKIP'):
+        return 'skip'
+    return 'fail' if match.group('not') else 'pass'
+
+
+def parse(lines: Iterable[str]) -> Run:
+    """Parse a console log; lines that are not KTAP are ignored."""
+    open_subtests: Dict[int, str] = {}
+    pending: List[str] = []
+    cases: List[Case] = []
+    crash: List[str] = []
+    top_plan: Optional[int] = None
+    top_results = 0
+    started = False
+    in_failure = False
+    for raw in lines:
+        line = raw.rstrip('\r\n')
+        if not started:
+            started = line.strip().startswith('KTAP version')
+            continue
+        if CRASH.search(line):
+            crash.append(line.strip())
+        depth_line = line.expandtabs()
+        subtest = SUBTEST.match(depth_line)
+        if subtest:
+            # A header at depth d announces a test whose children sit at d
+            # and whose own result comes back at depth d - 1.
+            depth = len(subtest.group('indent')) // 4
+            open_subtests[depth] = subtest.group('name')
+            for deeper in [d for d in open_subtests if d > depth]:
+                del open_subtests[deeper]
+            in_failure = False
+            continue
+        result = RESULT.match(depth_line)
+        if result:
+            depth = len(result.group('indent')) // 4
+            name = result.group('name').strip()
+            if depth == 0:
+                top_results += 1
+            if open_subtests.get(depth + 1) == name:
+                del open_subtests[depth + 1]     # a parent closing
+            else:
+                suite = open_subtests.get(1, name if depth == 0 else '?')
+                cases.append(_case(suite, name, _status(result), pending))
+            pending = []
+            in_failure = False
+            continue
+        plan = re.match(r'^1\.\.(\d+)$', line)
+        if plan and top_plan is None:
+            top_plan = int(plan.group(1))
+            continue
+        diag = DIAG.match(depth_line)
+        if diag:
+            pending.append(diag.group('text'))
+            in_failure = 'FAILED' in diag.group('text')
+        elif in_failure and line.strip() and not line.startswith('KTAP'):
+            # KUnit prefixes only the first line of a failure message.
+            pending.append(line.strip())
+    complete = top_plan is not None and top_results >= top_plan
+    return Run(cases=cases, crash_lines=crash, complete=complete)
+
+
+def _case(suite: str, name: str, status: str, diags: List[str]) -> Case:
+    case = Case(suite=suite, name=name, status=status)
+    for text in diags:
+        layout = LAYOUT.match(text)
+        delta = MSS_DELTA.match(text)
+        if layout:
+            case.layouts.append(layout.group('layout'))
+            case.sizes.append(int(layout.group('size')))
+        elif delta:
+            case.mss_deltas.append(int(delta.group('delta')))
+        elif not re.match(r'^\S+: pass:\d+ fail:\d+', text) and \
+                not text.startswith('Totals:'):
+            case.diagnostics.append(text)
+    return case

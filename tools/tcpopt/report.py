@@ -1,0 +1,91 @@
+"""Human-readable output: the per-case layout table and the verdicts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import List, Sequence
+
+from .ktap import Case, Run
+
+
+@dataclass
+class Verdict:
+    """KUnit cases against the names the source declares."""
+
+    passed: List[str] = field(default_factory=list)
+    failed: List[str] = field(default_factory=list)
+    skipped: List[str] = field(default_factory=list)
+    missing: List[str] = field(default_factory=list)
+    crashed: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not (self.failed or self.missing or self.crashed) and \
+            bool(self.passed)
+
+
+def judge(run: Run, expected: Sequence[str]) -> Verdict:
+    verdict = Verdict()
+    for case in run.cases:
+        {'pass': verdict.passed, 'skip': verdict.skipped,
+         'fail': verdict.failed}[case.status].append(case.name)
+    seen = {case.name for case in run.cases}
+    verdict.missing = [name for name in expected if name not in seen]
+    verdict.crashed = bool(run.crash_lines) or not run.complete
+    return verdict
+
+
+def packetdrill(layout: str) -> str:
+    return f'<{layout}>'
+
+
+def layout_table(cases: Sequence[Case]) -> str:
+    """One line per case and layout: verdict, suite, case, size, layout."""
+    rows = [('result', 'suite', 'case', 'size', 'mss delta', 'layout')]
+    for case in cases:
+        layouts = case.layouts or [None]
+        for i, layout in enumerate(layouts):
+            size = str(case.sizes[i]) if i < len(case.sizes) else '-'
+            delta = str(case.mss_deltas[i]) if i < len(case.mss_deltas) \
+                else ''
+            first = i == 0
+            rows.append((case.status.upper() if first else '',
+                         case.suite if first else '',
+                         case.name if first else '', size, delta,
+                         '(no layout line)' if layout is None
+                         else packetdrill(layout)))
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    lines = []
+    for row in rows:
+        cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1]),
+                 row[2].ljust(widths[2]), row[3].rjust(widths[3]),
+                 row[4].rjust(widths[4]), row[5]]
+        lines.append('  '.join(cells).rstrip())
+    return '\n'.join(lines)
+
+
+def failure_details(cases: Sequence[Case]) -> str:
+    blocks = []
+    for case in cases:
+        if case.status != 'fail':
+            continue
+        detail = '\n'.join(f'    {line}' for line in case.diagnostics)
+        blocks.append(f'FAIL {case.suite}/{case.name}\n{detail}')
+    return '\n'.join(blocks)
+
+
+def summary(verdict: Verdict, run: Run) -> str:
+    total = len(verdict.passed) + len(verdict.failed) + len(verdict.skipped)
+    parts = [f'{total} KUnit cases: {len(verdict.passed)} passed',
+             f'{len(verdict.failed)} failed', f'{len(verdict.skipped)} skipped',
+             f'{len(verdict.missing)} missing']
+    text = ', '.join(parts)
+    if verdict.missing:
+        shown = ', '.join(verdict.missing[:5])
+        more = ' ...' if len(verdict.missing) > 5 else ''
+        text += f'\nmissing cases (never reported): {shown}{more}'
+    if verdict.crashed:
+        reason = run.crash_lines[0] if run.crash_lines else \
+            'the KTAP output stopped before the last suite'
+        text += f'\nthe kernel did not finish cleanly: {reason}'
+    return text

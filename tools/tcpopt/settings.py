@@ -1,0 +1,103 @@
+"""Where things live: the repository, the kernel trees and the work dir."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import HarnessError
+
+REPO = Path(__file__).resolve().parents[2]
+
+# The Debian package that ships each supported tree, and its tarball.
+TREES = {
+    '6.1': 'linux-source-6.1',
+}
+DEFAULT_TREE = '6.1'
+
+# The Kconfig symbol the series adds; off in production builds.
+TEST_KCONFIG = 'TCP_OPTIONS_KUNIT_TEST'
+# Where the shared test sources go inside the kernel tree.
+OVERLAY_DIR = 'net/ipv4'
+
+
+def default_work_dir() -> Path:
+    """$TCPOPT_WORK_DIR, else a cache dir outside the checkout."""
+    if os.environ.get('TCPOPT_WORK_DIR'):
+        return Path(os.environ['TCPOPT_WORK_DIR']).expanduser().resolve()
+    cache = os.environ.get('XDG_CACHE_HOME') or str(Path.home() / '.cache')
+    return Path(cache).expanduser().resolve() / 'tcpopt-kunit'
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every path one run touches, derived from the tree and the work dir."""
+
+    tree: str
+    work_dir: Path
+    repo: Path = REPO
+
+    @classmethod
+    def create(cls, tree: str = DEFAULT_TREE,
+               work_dir: Path | None = None) -> 'Settings':
+        if tree not in TREES:
+            raise HarnessError(f'unknown tree {tree!r}: choose one of '
+                               f'{", ".join(sorted(TREES))}')
+        work = work_dir or default_work_dir()
+        if work == REPO or REPO in work.parents:
+            raise HarnessError(f'work dir {work} is inside the checkout: '
+                               'set TCPOPT_WORK_DIR to a directory outside it')
+        return cls(tree=tree, work_dir=work)
+
+    @property
+    def package(self) -> str:
+        return TREES[self.tree]
+
+    @property
+    def tarball(self) -> Path:
+        override = os.environ.get('TCPOPT_TARBALL')
+        return Path(override) if override else Path(
+            f'/usr/src/{self.package}.tar.xz')
+
+    @property
+    def tree_dir(self) -> Path:
+        return self.work_dir / self.tree
+
+    @property
+    def pristine(self) -> Path:
+        """The extracted tarball, never modified."""
+        return self.tree_dir / 'pristine'
+
+    @property
+    def source(self) -> Path:
+        """The pristine tree plus the series and the kunit/ overlay."""
+        return self.tree_dir / 'src'
+
+    @property
+    def build_dir(self) -> Path:
+        return self.tree_dir / 'build'
+
+    @property
+    def bloat_dir(self) -> Path:
+        return self.tree_dir / 'bloat'
+
+    @property
+    def lock_file(self) -> Path:
+        return self.tree_dir / '.lock'
+
+    @property
+    def ccache_dir(self) -> Path:
+        return Path(os.environ.get('CCACHE_DIR') or self.work_dir / 'ccache')
+
+    @property
+    def patch_dir(self) -> Path:
+        return self.repo / 'kernel-patches' / self.tree
+
+    @property
+    def kunit_dir(self) -> Path:
+        return self.repo / 'kunit'
+
+    @property
+    def kunitconfig(self) -> Path:
+        return self.repo / '.kunitconfig'

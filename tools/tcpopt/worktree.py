@@ -1,0 +1,265 @@
+"""The kernel work tree: extract once, apply the series atomically, overlay.
+
+Layout under <work dir>/<tree>/:
+  pristine/  the tarball, extracted once and never modified
+  src/       a copy of pristine/ with the series applied and kunit/ copied in
+  build/     the KUnit build directory (O=)
+
+Every step builds into a '.new' directory and renames it into place, so an
+interrupted or failed run leaves either the previous good tree or nothing.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional
+from contextlib import contextmanager
+
+from .errors import HarnessError
+from .settings import OVERLAY_DIR, Settings
+
+STAMP = '.tcpopt-pristine'
+STATE = '.tcpopt-state.json'
+
+
+def log(message: str) -> None:
+    print(f'run.sh: {message}', file=sys.stderr, flush=True)
+
+
+@contextmanager
+def locked(settings: Settings) -> Iterator[None]:
+    """Serialise runs that share a work tree."""
+    settings.tree_dir.mkdir(parents=True, exist_ok=True)
+    with open(settings.lock_file, 'a+') as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            log(f'waiting for another run.sh using {settings.tree_dir}')
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def read_series(patch_dir: Path) -> List[Path]:
+    """The patches named by <patch_dir>/series, in order."""
+    series = patch_dir / 'series'
+    if not series.is_file():
+        raise HarnessError(f'{series} is missing')
+    patches = []
+    for line in series.read_text().splitlines():
+        name = line.split('#', 1)[0].strip()
+        if not name:
+            continue
+        path = patch_dir / name
+        if not path.is_file():
+            raise HarnessError(f'{series} names {name}, which does not exist')
+        patches.append(path)
+    return patches
+
+
+def files_touched(patch: Path) -> List[str]:
+    """The files a patch modifies, from its '+++ b/...' lines."""
+    names = []
+    for line in patch.read_text(errors='replace').splitlines():
+        if line.startswith('+++ b/'):
+            names.append(line[len('+++ b/'):].split('\t')[0])
+    return names
+
+
+def kernel_version(tree: Path) -> str:
+    """VERSION.PATCHLEVEL.SUBLEVEL(EXTRAVERSION) from the top Makefile."""
+    fields: Dict[str, str] = {}
+    try:
+        head = tree.joinpath('Makefile').read_text().splitlines()[:12]
+    except OSError:
+        return 'unknown'
+    for line in head:
+        match = re.match(r'(VERSION|PATCHLEVEL|SUBLEVEL|EXTRAVERSION)\s*=\s*'
+                         r'(\S*)', line)
+        if match:
+            fields[match.group(1)] = match.group(2)
+    return '{}.{}.{}{}'.format(fields.get('VERSION', '?'),
+                               fields.get('PATCHLEVEL', '?'),
+                               fields.get('SUBLEVEL', '?'),
+                               fields.get('EXTRAVERSION', ''))
+
+
+def tarball_identity(tarball: Path) -> str:
+    st = tarball.stat()
+    return f'{tarball.name}:{st.st_size}:{st.st_mtime_ns}'
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def remove_tree(path: Path) -> None:
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.exists():
+        shutil.rmtree(path)
+
+
+def replace_dir(new: Path, final: Path) -> None:
+    """Swap a finished directory into place, old one removed afterwards."""
+    old = final.with_name(final.name + '.old')
+    remove_tree(old)
+    if final.exists():
+        final.rename(old)
+    new.rename(final)
+    remove_tree(old)
+
+
+def ensure_pristine(settings: Settings) -> Path:
+    """Extract the tarball unless the same one already is."""
+    tarball = settings.tarball
+    if not tarball.is_file():
+        raise HarnessError(f'{tarball} is missing: install the Debian package '
+                           f'{settings.package}')
+    identity = tarball_identity(tarball)
+    stamp = settings.pristine / STAMP
+    if stamp.is_file() and stamp.read_text() == identity:
+        return settings.pristine
+    log(f'extracting {tarball} into {settings.pristine}')
+    staging = settings.tree_dir / 'pristine.new'
+    remove_tree(staging)
+    staging.mkdir(parents=True)
+    result = subprocess.run(['tar', '-xJf', str(tarball), '-C', str(staging)],
+                            capture_output=True, text=True, check=False)
+    if result.returncode:
+        remove_tree(staging)
+        last = (result.stderr.strip().splitlines() or ['tar failed'])[-1]
+        raise HarnessError(f'could not extract {tarball} into '
+                           f'{settings.tree_dir}: {last}')
+    tops = [p for p in staging.iterdir() if p.is_dir()]
+    if len(tops) != 1 or not (tops[0] / 'Makefile').is_file():
+        remove_tree(staging)
+        raise HarnessError(f'{tarball} does not hold one kernel tree')
+    (tops[0] / STAMP).write_text(identity)
+    tree = settings.tree_dir / 'pristine.tree'
+    remove_tree(tree)
+    tops[0].rename(tree)
+    remove_tree(staging)
+    replace_dir(tree, settings.pristine)
+    return settings.pristine
+
+
+def describe_patch_failure(output: str) -> str:
+    """Boil patch(1) output down to 'file: hunk #N FAILED at L'."""
+    current = None
+    failures = []
+    for line in output.splitlines():
+        match = re.match(r'(?:checking|patching) file (\S+)', line)
+        if match:
+            current = match.group(1)
+            continue
+        match = re.match(r'Hunk #(\d+) FAILED at (\d+)', line)
+        if match:
+            failures.append(f'{current}: hunk #{match.group(1)} FAILED at '
+                            f'line {match.group(2)}')
+            continue
+        if line.startswith("can't find file to patch"):
+            failures.append(f'{current or "a file"}: not found in the tree')
+        elif 'Reversed (or previously applied) patch detected' in line:
+            failures.append(f'{current}: already applied')
+    if failures:
+        more = f' (+{len(failures) - 1} more)' if len(failures) > 1 else ''
+        return failures[0] + more
+    lines = [line for line in output.splitlines() if line.strip()]
+    return lines[-1] if lines else 'patch failed'
+
+
+def apply_patch(tree: Path, patch: Path, what: str) -> None:
+    """Apply one patch, or raise naming the patch and the hunk."""
+    base = ['patch', '-p1', '-N', '-f', '-d', str(tree), '-i', str(patch)]
+    check = subprocess.run(base + ['--dry-run'], capture_output=True,
+                           text=True, check=False)
+    if check.returncode:
+        raise HarnessError(f'{patch.relative_to(patch.parents[2])} does not '
+                           f'apply to {what}: '
+                           f'{describe_patch_failure(check.stdout + check.stderr)}')
+    subprocess.run(base + ['-s'], check=True, capture_output=True)
+
+
+def desired_state(settings: Settings, patches: List[Path]) -> dict:
+    identity = tarball_identity(settings.tarball)
+    return {
+        'base': identity,
+        'version': kernel_version(settings.pristine),
+        'series': [[p.name, sha256(p)] for p in patches],
+        'files': sorted({f for p in patches for f in files_touched(p)}),
+    }
+
+
+def read_state(tree: Path) -> Optional[dict]:
+    try:
+        return json.loads((tree / STATE).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def ensure_source(settings: Settings,
+                  extra_patches: Optional[List[Path]] = None) -> Path:
+    """src/ = pristine + series (+ extra patches); rebuilt when they change."""
+    ensure_pristine(settings)
+    patches = read_series(settings.patch_dir) + list(extra_patches or [])
+    want = desired_state(settings, patches)
+    have = read_state(settings.source)
+    if have == want:
+        return settings.source
+    what = f'{settings.package} {want["version"]}'
+    log(f'preparing {settings.source}: {len(patches)} patches on {what}')
+    staging = settings.tree_dir / 'src.new'
+    remove_tree(staging)
+    subprocess.run(['cp', '-a', '--reflink=auto', str(settings.pristine),
+                    str(staging)], check=True)
+    try:
+        for patch in patches:
+            apply_patch(staging, patch, what)
+    except BaseException:
+        remove_tree(staging)
+        raise
+    # Files an earlier series changed are back to their pristine mtime,
+    # older than their objects: touch them so make rebuilds them.
+    for name in (have or {}).get('files', []):
+        if (staging / name).exists():
+            os.utime(staging / name)
+    (staging / STATE).write_text(json.dumps(want, indent=1))
+    if have is not None and have.get('base') != want['base']:
+        log(f'base tree changed: removing {settings.build_dir}')
+        remove_tree(settings.build_dir)
+        remove_tree(settings.bloat_dir)
+    replace_dir(staging, settings.source)
+    return settings.source
+
+
+def overlay_sources(settings: Settings) -> List[Path]:
+    """Copy kunit/ into the tree, touching only files whose bytes changed."""
+    target = settings.source / OVERLAY_DIR
+    copied = []
+    for src in sorted(settings.kunit_dir.iterdir()):
+        if src.suffix not in ('.c', '.h'):
+            continue
+        dst = target / src.name
+        data = src.read_bytes()
+        if dst.is_file() and dst.read_bytes() == data:
+            continue
+        tmp = dst.with_name(dst.name + '.new')
+        tmp.write_bytes(data)
+        tmp.rename(dst)
+        copied.append(dst)
+    return copied
+
+
+def prepare(settings: Settings) -> Path:
+    """The tree KUnit builds from, ready and up to date."""
+    source = ensure_source(settings)
+    overlay_sources(settings)
+    return source
