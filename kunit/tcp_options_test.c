@@ -868,7 +868,8 @@ static unsigned int tcp_opt_calc(struct tcp_opt_env *env,
 	return 0;
 }
 
-static void tcp_opt_append(char *buf, size_t len, const char *fmt, ...)
+static __printf(3, 4)
+void tcp_opt_append(char *buf, size_t len, const char *fmt, ...)
 {
 	size_t used = strlen(buf);
 	va_list args;
@@ -878,6 +879,17 @@ static void tcp_opt_append(char *buf, size_t len, const char *fmt, ...)
 	va_start(args, fmt);
 	vscnprintf(buf + used, len - used, fmt, args);
 	va_end(args);
+}
+
+/* packetdrill prints a cookie request as a bare FO. */
+static void tcp_opt_append_cookie(char *buf, size_t len, const char *kind,
+				  const struct tcp_opt_seen *seen)
+{
+	if (seen->fo_len)
+		tcp_opt_append(buf, len, "%s %*phN", kind, seen->fo_len,
+			       seen->fo_cookie);
+	else
+		tcp_opt_append(buf, len, "%s", kind);
 }
 
 /*
@@ -974,8 +986,7 @@ static bool tcp_opt_decode(const u8 *th, unsigned int size,
 			memcpy(seen->fo_cookie, p,
 			       min_t(int, seen->fo_len,
 				     TCP_FASTOPEN_COOKIE_MAX));
-			tcp_opt_append(text, len, seen->fo_len ? "FO %*phN" : "FO",
-				       seen->fo_len, seen->fo_cookie);
+			tcp_opt_append_cookie(text, len, "FO", seen);
 			break;
 		case TCPOPT_EXP:
 			if (olen < TCPOLEN_EXP_FASTOPEN_BASE ||
@@ -986,9 +997,7 @@ static bool tcp_opt_decode(const u8 *th, unsigned int size,
 			memcpy(seen->fo_cookie, p + 2,
 			       min_t(int, seen->fo_len,
 				     TCP_FASTOPEN_COOKIE_MAX));
-			tcp_opt_append(text, len,
-				       seen->fo_len ? "FOEXP %*phN" : "FOEXP",
-				       seen->fo_len, seen->fo_cookie);
+			tcp_opt_append_cookie(text, len, "FOEXP", seen);
 			break;
 		default:
 			return false;

@@ -1,0 +1,121 @@
+"""expected.case_names / expected_cases: the names the KUnit source declares."""
+
+from __future__ import annotations
+
+import tempfile
+import unittest
+from pathlib import Path
+
+from tcpopt import expected, ktap
+from tcpopt.settings import REPO
+
+DATA = Path(__file__).resolve().parent / 'data'
+KUNIT_DIR = REPO / 'kunit'
+
+SNIPPET = '''\
+struct demo_case {
+\tconst char *name;
+\tint in;
+};
+
+static const struct demo_case demo_cases[] = {
+\t{
+\t\t/* a comment naming .name = "not_a_case" */
+\t\t.name = "first_row",
+\t\t.in = 1,
+\t},
+\t{
+\t\t.name = "second_row",
+\t\t.in = 2,
+\t},
+};
+
+KUNIT_ARRAY_PARAM(demo, demo_cases,
+\t\t  demo_desc);
+
+static void demo_plain_test(struct kunit *test)
+{
+\tstatic const struct demo_case one = {
+\t\t.name = "inside_a_function",
+\t};
+}
+
+static struct kunit_case demo_test_cases[] = {
+\tKUNIT_CASE_PARAM(demo_layout_test, demo_gen_params),
+\tKUNIT_CASE(demo_plain_test),
+\t{}
+};
+'''
+
+
+class SnippetTest(unittest.TestCase):
+
+    def test_table_rows_then_plain_case_in_order(self) -> None:
+        self.assertEqual(expected.case_names(SNIPPET),
+                         ['first_row', 'second_row', 'demo_plain_test'])
+
+    def test_slow_cases_count(self) -> None:
+        source = SNIPPET.replace('KUNIT_CASE(demo_plain_test)',
+                                 'KUNIT_CASE_SLOW(demo_plain_test)')
+        self.assertEqual(expected.case_names(source)[-1], 'demo_plain_test')
+
+    def test_unknown_generator_contributes_no_rows(self) -> None:
+        source = SNIPPET.replace('demo_gen_params', 'other_gen_params')
+        self.assertEqual(expected.case_names(source), ['demo_plain_test'])
+
+    def test_case_order_follows_the_case_array(self) -> None:
+        source = SNIPPET.replace(
+            '\tKUNIT_CASE_PARAM(demo_layout_test, demo_gen_params),\n'
+            '\tKUNIT_CASE(demo_plain_test),\n',
+            '\tKUNIT_CASE(demo_plain_test),\n'
+            '\tKUNIT_CASE_PARAM(demo_layout_test, demo_gen_params),\n')
+        self.assertEqual(expected.case_names(source),
+                         ['demo_plain_test', 'first_row', 'second_row'])
+
+    def test_source_without_case_array_declares_nothing(self) -> None:
+        self.assertEqual(expected.case_names('int x;\n'), [])
+
+    def test_expected_cases_reads_every_c_file_sorted(self) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            (root / 'b_test.c').write_text(SNIPPET)
+            (root / 'a_test.c').write_text(
+                'static struct kunit_case a_cases[] = {\n'
+                '\tKUNIT_CASE(a_only_test),\n\t{}\n};\n')
+            (root / 'ignored.h').write_text(SNIPPET)
+            self.assertEqual(expected.expected_cases(root),
+                             ['a_only_test', 'first_row', 'second_row',
+                              'demo_plain_test'])
+
+
+class RealSourceTest(unittest.TestCase):
+    """kunit/tcp_options_test.c, the file the KUnit build runs."""
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.names = expected.case_names(
+            (KUNIT_DIR / 'tcp_options_test.c').read_text())
+
+    def test_declares_63_cases(self) -> None:
+        self.assertEqual(len(self.names), 63)
+        self.assertEqual(len(set(self.names)), 63)
+
+    def test_first_and_last_names(self) -> None:
+        self.assertEqual(self.names[0], 'syn_none_mss1460')
+        self.assertEqual(self.names[-1], 'tcp_opt_dsack_sent_once_test')
+
+    def test_names_inside_functions_are_not_rows(self) -> None:
+        self.assertNotIn('dsack_first_segment', self.names)
+        self.assertNotIn('dsack_next_segment', self.names)
+
+    def test_expected_cases_on_kunit_dir(self) -> None:
+        self.assertEqual(expected.expected_cases(KUNIT_DIR), self.names)
+
+    def test_matches_the_names_in_the_passing_log(self) -> None:
+        with open(DATA / 'ktap-pass.log') as lines:
+            run = ktap.parse(lines)
+        self.assertEqual([c.name for c in run.cases], self.names)
+
+
+if __name__ == '__main__':
+    unittest.main()
