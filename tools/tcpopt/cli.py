@@ -8,7 +8,7 @@ import unittest
 from dataclasses import dataclass
 from typing import List, Optional
 
-from . import bloat, checkpatch, deps, kernel, ktap, worktree
+from . import bisectable, bloat, checkpatch, deps, kernel, ktap, worktree
 from .errors import HarnessError
 from .expected import expected_cases
 from .report import Verdict, failure_details, judge, layout_table, summary
@@ -88,6 +88,13 @@ def bloat_step(settings: Settings, tally: Tally) -> None:
         tally.add(result.ok)
 
 
+def bisectable_step(settings: Settings, tally: Tally) -> None:
+    for result in bisectable.check(settings):
+        name = checkpatch.display(result.patch)
+        print(f'PASS {name}' if result.ok else f'FAIL {name}: {result.problem}')
+        tally.add(result.ok)
+
+
 def checkpatch_step(settings: Settings, tally: Tally) -> None:
     patches = worktree.read_series(settings.patch_dir)
     sources = sorted(p for p in settings.kunit_dir.iterdir()
@@ -111,21 +118,23 @@ def cmd_run(settings: Settings) -> int:
 
 def cmd_test(settings: Settings) -> int:
     tally = Tally()
-    heading('1/4 host tool unit tests')
+    heading('1/5 host tool unit tests')
     unit_test_step(tally)
     with worktree.locked(settings):
-        heading(f'2/4 KUnit suites in QEMU ({settings.package})')
+        heading(f'2/5 KUnit suites in QEMU ({settings.package})')
         verdict = kunit_step(settings)
         tally.add(True, len(verdict.passed))
         tally.add(False, len(verdict.failed) + len(verdict.missing))
         tally.skipped += len(verdict.skipped)
         if verdict.crashed:
             tally.add(False)
-        heading('3/4 zero-delta check: tcp_output.o with '
+        heading('3/5 zero-delta check: tcp_output.o with '
                 'CONFIG_TCP_OPTIONS_KUNIT_TEST=n, pristine vs patched')
         bloat_step(settings, tally)
-        heading('4/4 checkpatch.pl --strict over the series and kunit/')
+        heading('4/5 checkpatch.pl --strict over the series and kunit/')
         checkpatch_step(settings, tally)
+        heading('5/5 every prefix of the series builds (bisectable)')
+        bisectable_step(settings, tally)
     print()
     print(tally.closing_line(), flush=True)
     return 0 if tally.failed == 0 else 1

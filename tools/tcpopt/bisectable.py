@@ -1,0 +1,94 @@
+"""Every prefix of the series builds: the series stays bisectable.
+
+A scratch copy of the pristine tree gets the patches one at a time; after
+each one net/ipv4/tcp_output.o is built with the suite's .config and
+CONFIG_TCP_OPTIONS_KUNIT_TEST off, and must compile without warnings.
+(With the option on, the top of the series is what the KUnit step builds.)
+The patches are reversed afterwards so the scratch tree rests pristine; a
+run interrupted half-way leaves a marker and the copy is made afresh.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List
+
+from .bloat import OBJECT
+from .errors import HarnessError
+from .kernel import make, set_kconfig
+from .settings import TEST_KCONFIG, Settings
+from .worktree import (STAMP, apply_patch, log, read_series, remove_tree,
+                       replace_dir)
+
+DIRTY = '.tcpopt-patching'
+
+
+@dataclass
+class StepResult:
+    patch: Path
+    problem: str = ''
+
+    @property
+    def ok(self) -> bool:
+        return not self.problem
+
+
+def scratch_tree(settings: Settings) -> Path:
+    """A pristine copy whose patches have all been reversed."""
+    tree = settings.tree_dir / 'steps' / 'src'
+    stamp = (settings.pristine / STAMP).read_text()
+    fresh = (tree / STAMP).is_file() and (tree / STAMP).read_text() == stamp
+    if fresh and not (tree / DIRTY).exists():
+        return tree
+    log(f'copying the pristine tree to {tree}')
+    staging = tree.with_name('src.new')
+    remove_tree(staging)
+    tree.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(['cp', '-a', '--reflink=auto', str(settings.pristine),
+                    str(staging)], check=True)
+    replace_dir(staging, tree)
+    return tree
+
+
+def build_step(settings: Settings, tree: Path, out: Path) -> str:
+    """'' when tcp_output.o builds warning-free, else what went wrong."""
+    set_kconfig(tree, out / '.config', TEST_KCONFIG, False)
+    result = make(settings, tree, out, 'olddefconfig')
+    if result.returncode:
+        return f'make olddefconfig failed: {result.stderr.strip()[-200:]}'
+    result = make(settings, tree, out, OBJECT)
+    if result.returncode:
+        return f'build failed: {result.stderr.strip()[-300:]}'
+    warnings = [line for line in result.stderr.splitlines()
+                if 'warning:' in line]
+    return f'build warnings: {warnings[0]}' if warnings else ''
+
+
+def check(settings: Settings) -> List[StepResult]:
+    config = settings.build_dir / '.config'
+    if not config.is_file():
+        raise HarnessError(f'{config} is missing: run the KUnit step first')
+    patches = read_series(settings.patch_dir)
+    tree = scratch_tree(settings)
+    out = settings.tree_dir / 'steps' / 'build'
+    out.mkdir(parents=True, exist_ok=True)
+    (out / '.config').write_bytes(config.read_bytes())
+    what = f'{settings.package} (scratch copy)'
+    (tree / DIRTY).touch()
+    results = []
+    applied: List[Path] = []
+    for patch in patches:
+        try:
+            apply_patch(tree, patch, what)
+        except HarnessError as error:
+            results.append(StepResult(patch, str(error)))
+            break
+        applied.append(patch)
+        results.append(StepResult(patch, build_step(settings, tree, out)))
+    for patch in reversed(applied):
+        subprocess.run(['patch', '-p1', '-R', '-f', '-s', '-d', str(tree),
+                        '-i', str(patch)], check=True, capture_output=True)
+    (tree / DIRTY).unlink()
+    return results
