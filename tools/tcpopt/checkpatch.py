@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List
 
-from .settings import REPO
+from .worktree import display
 
 TOTAL = re.compile(r'^total: (\d+) errors, (\d+) warnings, (?:(\d+) checks, )?'
                    r'\d+ lines checked', re.M)
@@ -72,10 +72,3 @@ def check(source: Path, patches: List[Path],
     for path in test_sources:
         results.append(run(source, path, as_file=True))
     return results
-
-
-def display(path: Path) -> str:
-    try:
-        return str(path.relative_to(REPO))
-    except ValueError:
-        return str(path)

@@ -8,7 +8,8 @@ import unittest
 from dataclasses import dataclass
 from typing import List, Optional
 
-from . import bisectable, bloat, checkpatch, deps, kernel, ktap, worktree
+from . import (bisectable, bloat, checkpatch, deps, kernel, ktap, mutants,
+               worktree)
 from .errors import HarnessError
 from .expected import expected_cases
 from .report import Verdict, failure_details, judge, layout_table, summary
@@ -90,7 +91,7 @@ def bloat_step(settings: Settings, tally: Tally) -> None:
 
 def bisectable_step(settings: Settings, tally: Tally) -> None:
     for result in bisectable.check(settings):
-        name = checkpatch.display(result.patch)
+        name = worktree.display(result.patch)
         print(f'PASS {name}' if result.ok else f'FAIL {name}: {result.problem}')
         tally.add(result.ok)
 
@@ -100,7 +101,7 @@ def checkpatch_step(settings: Settings, tally: Tally) -> None:
     sources = sorted(p for p in settings.kunit_dir.iterdir()
                      if p.suffix in ('.c', '.h'))
     for result in checkpatch.check(settings.source, patches, sources):
-        name = checkpatch.display(result.path)
+        name = worktree.display(result.path)
         if result.ok:
             print(f'PASS {name}')
         else:
@@ -108,6 +109,23 @@ def checkpatch_step(settings: Settings, tally: Tally) -> None:
                                                   result.problems))
             print(result.problems[-1])
         tally.add(result.ok)
+
+
+def mutants_step(settings: Settings, tally: Tally) -> bool:
+    results = mutants.run_all(settings)
+    print(mutants.kill_matrix(results))
+    for result in results:
+        tally.add(result.killed)
+    return all(result.killed for result in results)
+
+
+def cmd_mutants(settings: Settings) -> int:
+    with worktree.locked(settings):
+        worktree.prepare(settings)
+        if not (settings.build_dir / '.config').is_file():
+            kunit_step(settings)
+        heading(f'mutants: kernel-patches/regressions/{settings.tree}')
+        return 0 if mutants_step(settings, Tally()) else 1
 
 
 def cmd_run(settings: Settings) -> int:
@@ -118,29 +136,31 @@ def cmd_run(settings: Settings) -> int:
 
 def cmd_test(settings: Settings) -> int:
     tally = Tally()
-    heading('1/5 host tool unit tests')
+    heading('1/6 host tool unit tests')
     unit_test_step(tally)
     with worktree.locked(settings):
-        heading(f'2/5 KUnit suites in QEMU ({settings.package})')
+        heading(f'2/6 KUnit suites in QEMU ({settings.package})')
         verdict = kunit_step(settings)
         tally.add(True, len(verdict.passed))
         tally.add(False, len(verdict.failed) + len(verdict.missing))
         tally.skipped += len(verdict.skipped)
         if verdict.crashed:
             tally.add(False)
-        heading('3/5 zero-delta check: tcp_output.o with '
+        heading('3/6 zero-delta check: tcp_output.o with '
                 'CONFIG_TCP_OPTIONS_KUNIT_TEST=n, pristine vs patched')
         bloat_step(settings, tally)
-        heading('4/5 checkpatch.pl --strict over the series and kunit/')
+        heading('4/6 checkpatch.pl --strict over the series and kunit/')
         checkpatch_step(settings, tally)
-        heading('5/5 every prefix of the series builds (bisectable)')
+        heading('5/6 every prefix of the series builds (bisectable)')
         bisectable_step(settings, tally)
+        heading('6/6 mutants: every known regression fails a named case')
+        mutants_step(settings, tally)
     print()
     print(tally.closing_line(), flush=True)
     return 0 if tally.failed == 0 else 1
 
 
-COMMANDS = {'run': cmd_run, 'test': cmd_test}
+COMMANDS = {'run': cmd_run, 'test': cmd_test, 'mutants': cmd_mutants}
 
 
 def parse_args(argv: List[str]) -> argparse.Namespace:
@@ -153,8 +173,10 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     parser.add_argument('command', nargs='?', default='run',
                         choices=sorted(COMMANDS),
                         help='run: build, run the suites and print the layout '
-                        'table (default); test: host unit tests, KUnit, '
-                        'zero-delta check and checkpatch')
+                        'table (default); test: the test command (host unit '
+                        'tests, KUnit, zero-delta check, checkpatch, '
+                        'bisectability, mutants); mutants: the kill matrix '
+                        'of kernel-patches/regressions/')
     return parser.parse_args(argv)
 
 

@@ -23,6 +23,9 @@ def build_env(settings: Settings) -> dict:
     env = dict(os.environ)
     env['CCACHE_DIR'] = str(settings.ccache_dir)
     env.setdefault('CCACHE_MAXSIZE', '5G')
+    # Paths relative to the work dir let the scratch trees (mutants,
+    # bisectability, bloat) hit the cache the main tree filled.
+    env.setdefault('CCACHE_BASEDIR', str(settings.work_dir))
     # kunit.py's Python must not pick up a user's PYTHONPATH additions.
     env.pop('PYTHONPATH', None)
     return env

@@ -44,7 +44,8 @@ class Settings:
         if tree not in TREES:
             raise HarnessError(f'unknown tree {tree!r}: choose one of '
                                f'{", ".join(sorted(TREES))}')
-        work = work_dir or default_work_dir()
+        work = Path(work_dir).expanduser().resolve() if work_dir \
+            else default_work_dir()
         if work == REPO or REPO in work.parents:
             raise HarnessError(f'work dir {work} is inside the checkout: '
                                'set TCPOPT_WORK_DIR to a directory outside it')

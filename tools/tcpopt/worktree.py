@@ -24,7 +24,7 @@ from typing import Dict, Iterator, List, Optional
 from contextlib import contextmanager
 
 from .errors import HarnessError
-from .settings import OVERLAY_DIR, Settings
+from .settings import OVERLAY_DIR, REPO, Settings
 
 STAMP = '.tcpopt-pristine'
 STATE = '.tcpopt-state.json'
@@ -91,6 +91,14 @@ def kernel_version(tree: Path) -> str:
                                fields.get('EXTRAVERSION', ''))
 
 
+def display(path: Path) -> str:
+    """A path as the user knows it: relative to the checkout if inside."""
+    try:
+        return str(path.resolve().relative_to(REPO))
+    except ValueError:
+        return str(path)
+
+
 def tarball_identity(tarball: Path) -> str:
     st = tarball.stat()
     return f'{tarball.name}:{st.st_size}:{st.st_mtime_ns}'
@@ -154,6 +162,7 @@ def ensure_pristine(settings: Settings) -> Path:
 def describe_patch_failure(output: str) -> str:
     """Boil patch(1) output down to 'file: hunk #N FAILED at L'."""
     current = None
+    missing_next = False
     failures = []
     for line in output.splitlines():
         match = re.match(r'(?:checking|patching) file (\S+)', line)
@@ -166,7 +175,12 @@ def describe_patch_failure(output: str) -> str:
                             f'line {match.group(2)}')
             continue
         if line.startswith("can't find file to patch"):
-            failures.append(f'{current or "a file"}: not found in the tree')
+            missing_next = True
+            continue
+        match = re.match(r'\|\+\+\+ (?:b/)?(\S+)', line)
+        if match and missing_next:
+            failures.append(f'{match.group(1)}: not found in the tree')
+            missing_next = False
         elif 'Reversed (or previously applied) patch detected' in line:
             failures.append(f'{current}: already applied')
     if failures:
@@ -182,8 +196,7 @@ def apply_patch(tree: Path, patch: Path, what: str) -> None:
     check = subprocess.run(base + ['--dry-run'], capture_output=True,
                            text=True, check=False)
     if check.returncode:
-        raise HarnessError(f'{patch.relative_to(patch.parents[2])} does not '
-                           f'apply to {what}: '
+        raise HarnessError(f'{display(patch)} does not apply to {what}: '
                            f'{describe_patch_failure(check.stdout + check.stderr)}')
     subprocess.run(base + ['-s'], check=True, capture_output=True)
 
@@ -240,9 +253,10 @@ def ensure_source(settings: Settings,
     return settings.source
 
 
-def overlay_sources(settings: Settings) -> List[Path]:
+def overlay_sources(settings: Settings,
+                    tree: Optional[Path] = None) -> List[Path]:
     """Copy kunit/ into the tree, touching only files whose bytes changed."""
-    target = settings.source / OVERLAY_DIR
+    target = (tree or settings.source) / OVERLAY_DIR
     copied = []
     for src in sorted(settings.kunit_dir.iterdir()):
         if src.suffix not in ('.c', '.h'):

@@ -14,7 +14,6 @@ import tempfile
 import unittest
 from contextlib import redirect_stderr
 from pathlib import Path
-from typing import Dict
 from unittest import mock
 
 from tcpopt import worktree
@@ -522,12 +521,10 @@ class DescribePatchFailureTest(unittest.TestCase):
                   'No file to patch.  Skipping patch.\n'
                   '1 out of 1 hunk ignored\n')
         self.assertEqual(worktree.describe_patch_failure(output),
-                         'a file: not found in the tree')
+                         'net/ipv4/nope.c: not found in the tree')
 
-    # Package bug: 'current' still holds the previous file when patch(1)
-    # cannot find the next one (it prints no 'checking file' line for a
-    # missing file), so the failure blames the file that applied.
-    @unittest.expectedFailure
+    # patch(1) prints no 'checking file' line for a missing file: the name
+    # comes from the '|+++ b/' line it quotes.
     def test_cant_find_file_after_a_good_file_blames_the_missing_one(
             self) -> None:
         output = ('checking file net/ipv4/tcp_output.c\n'

@@ -1,0 +1,149 @@
+"""Mutant suite: known option-layout regressions the suites must catch.
+
+kernel-patches/regressions/<tree>/*.patch each re-introduce one bug on
+top of the series. Each is applied in turn to a scratch copy of the work
+tree (mutants/src, with its own build dir), the suites are rebuilt
+incrementally and run, and the patch is reversed. A regression survives
+when no case fails; the run then fails.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import List
+
+from . import ktap
+from .errors import HarnessError
+from .expected import expected_cases
+from .kernel import build_env, kunit_command
+from .report import judge
+from .settings import Settings
+from .worktree import (STATE, apply_patch, log, overlay_sources, remove_tree,
+                       replace_dir)
+
+DIRTY = '.tcpopt-mutant-applied'
+
+
+@dataclass
+class MutantResult:
+    patch: Path
+    failing: List[str] = field(default_factory=list)
+    error: str = ''
+
+    @property
+    def killed(self) -> bool:
+        return not self.error and bool(self.failing)
+
+
+def regressions(settings: Settings) -> List[Path]:
+    folder = settings.repo / 'kernel-patches' / 'regressions' / settings.tree
+    patches = sorted(folder.glob('*.patch'))
+    if not patches:
+        raise HarnessError(f'no regressions in {folder}')
+    return patches
+
+
+def origin(patch: Path) -> str:
+    """The first line of the patch header: what the regression is."""
+    return patch.read_text(errors='replace').splitlines()[0]
+
+
+def mutant_dirs(settings: Settings) -> tuple[Path, Path]:
+    base = settings.tree_dir / 'mutants'
+    return base / 'src', base / 'build'
+
+
+def sync_scratch(settings: Settings) -> Path:
+    """A copy of src/ at the same series state, with no mutant applied."""
+    src, _ = mutant_dirs(settings)
+    want = (settings.source / STATE).read_text()
+    current = (src / STATE).read_text() if (src / STATE).is_file() else None
+    if current != want or (src / DIRTY).exists():
+        log(f'copying {settings.source} to {src}')
+        staging = src.with_name('src.new')
+        remove_tree(staging)
+        src.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(['cp', '-a', '--reflink=auto', str(settings.source),
+                        str(staging)], check=True)
+        replace_dir(staging, src)
+    overlay_sources(settings, src)
+    return src
+
+
+def run_suites(settings: Settings, src: Path, build: Path,
+               output: Path) -> ktap.Run | None:
+    log_file = build / 'test.log'
+    if log_file.exists():
+        log_file.unlink()
+    build.mkdir(parents=True, exist_ok=True)
+    command = kunit_command(settings)
+    command = [arg if not arg.startswith('--build_dir=')
+               else f'--build_dir={build}' for arg in command]
+    with open(output, 'w') as out:
+        subprocess.run(command, cwd=src, env=build_env(settings),
+                       stdout=out, stderr=subprocess.STDOUT, check=False)
+    if not log_file.is_file():
+        return None
+    with open(log_file, errors='replace') as lines:
+        return ktap.parse(lines)
+
+
+def run_one(settings: Settings, src: Path, build: Path,
+            patch: Path) -> MutantResult:
+    result = MutantResult(patch)
+    (src / DIRTY).touch()
+    try:
+        apply_patch(src, patch, f'{settings.package} + series')
+    except HarnessError as error:
+        (src / DIRTY).unlink()
+        result.error = str(error)
+        return result
+    output = build / f'{patch.stem}.out'
+    run = run_suites(settings, src, build, output)
+    subprocess.run(['patch', '-p1', '-R', '-f', '-s', '-d', str(src), '-i',
+                    str(patch)], check=True, capture_output=True)
+    (src / DIRTY).unlink()
+    if run is None:
+        result.error = f'did not build or boot; see {output}'
+        return result
+    verdict = judge(run, expected_cases(settings.kunit_dir))
+    result.failing = verdict.failed + verdict.missing
+    if verdict.crashed and not result.failing:
+        result.failing = ['(kernel crashed)']
+    return result
+
+
+def run_all(settings: Settings) -> List[MutantResult]:
+    src = sync_scratch(settings)
+    _, build = mutant_dirs(settings)
+    results = []
+    for patch in regressions(settings):
+        log(f'mutant {patch.name}: building and running the suites')
+        results.append(run_one(settings, src, build, patch))
+    return results
+
+
+def kill_matrix(results: List[MutantResult], width: int = 100) -> str:
+    """Regression x failing cases, one block per regression."""
+    lines = []
+    for result in results:
+        if result.error:
+            verdict = 'ERROR'
+        else:
+            verdict = 'killed' if result.killed else 'SURVIVED'
+        lines.append(f'{verdict:8} {result.patch.name}  '
+                     f'({len(result.failing)} failing cases)')
+        lines.append(f'         {origin(result.patch)}')
+        if result.error:
+            lines.append(f'         {result.error}')
+        current = '         '
+        for name in result.failing:
+            if len(current) + len(name) + 2 > width:
+                lines.append(current.rstrip())
+                current = '         '
+            current += name + '  '
+        if current.strip():
+            lines.append(current.rstrip())
+    return '\n'.join(lines)

@@ -1,0 +1,58 @@
+"""cli: the closing tally line and the argument parser."""
+
+from __future__ import annotations
+
+import unittest
+
+from tcpopt import cli
+from tcpopt.settings import DEFAULT_TREE
+
+
+class TallyTest(unittest.TestCase):
+
+    def test_closing_line_without_skips(self) -> None:
+        self.assertEqual(cli.Tally(passed=5).closing_line(),
+                         '5 passed, 0 failed')
+
+    def test_closing_line_with_skips(self) -> None:
+        self.assertEqual(cli.Tally(passed=5, skipped=2).closing_line(),
+                         '5 passed, 0 failed, 2 skipped')
+
+    def test_closing_line_with_failures(self) -> None:
+        self.assertEqual(cli.Tally(3, 1, 0).closing_line(),
+                         '3 passed, 1 failed')
+
+    def test_add_counts_passes_and_failures(self) -> None:
+        tally = cli.Tally()
+        tally.add(True)
+        tally.add(True, 4)
+        tally.add(False, 2)
+        tally.add(False, 0)
+        self.assertEqual((tally.passed, tally.failed, tally.skipped),
+                         (5, 2, 0))
+
+
+class ParseArgsTest(unittest.TestCase):
+
+    def test_defaults(self) -> None:
+        args = cli.parse_args([])
+        self.assertEqual(args.command, 'run')
+        self.assertEqual(args.tree, DEFAULT_TREE)
+
+    def test_test_command_and_tree(self) -> None:
+        args = cli.parse_args(['--tree', '6.1', 'test'])
+        self.assertEqual((args.command, args.tree), ('test', '6.1'))
+
+    def test_unknown_command_exits(self) -> None:
+        import contextlib
+        import io
+        with contextlib.redirect_stderr(io.StringIO()):
+            with self.assertRaises(SystemExit):
+                cli.parse_args(['build'])
+
+    def test_every_command_has_a_handler(self) -> None:
+        self.assertEqual(sorted(cli.COMMANDS), ['mutants', 'run', 'test'])
+
+
+if __name__ == '__main__':
+    unittest.main()

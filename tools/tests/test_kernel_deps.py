@@ -1,0 +1,95 @@
+"""kernel command lines and deps' package checks, with nothing executed."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import unittest
+from pathlib import Path
+from unittest import mock
+
+from tcpopt import deps, kernel
+from tcpopt.errors import HarnessError
+from tcpopt.settings import Settings
+
+WORK = Path('/nonexistent/work')
+
+
+class KernelCommandTest(unittest.TestCase):
+
+    def setUp(self) -> None:
+        self.settings = Settings(tree='6.1', work_dir=WORK)
+
+    def test_kunit_command_flags(self) -> None:
+        cmd = kernel.kunit_command(self.settings, timeout=42)
+        self.assertEqual(cmd[1:3], ['tools/testing/kunit/kunit.py', 'run'])
+        self.assertIn('--arch=x86_64', cmd)
+        self.assertIn(f'--build_dir={WORK}/6.1/build', cmd)
+        self.assertIn(f'--kunitconfig={self.settings.kunitconfig}', cmd)
+        self.assertIn('--timeout=42', cmd)
+        self.assertEqual(cmd[-2], '--make_options')
+        self.assertTrue(cmd[-1].startswith('CC='))
+
+    def test_build_env_keeps_ccache_in_work_dir_and_drops_pythonpath(
+            self) -> None:
+        with mock.patch.dict(os.environ, {'PYTHONPATH': '/x',
+                                          'CCACHE_DIR': ''}):
+            env = kernel.build_env(self.settings)
+        self.assertNotIn('PYTHONPATH', env)
+        self.assertEqual(env['CCACHE_DIR'], str(WORK / 'ccache'))
+        self.assertIn('CCACHE_MAXSIZE', env)
+
+    def test_make_command_line(self) -> None:
+        done = subprocess.CompletedProcess([], 0, '', '')
+        with mock.patch('tcpopt.kernel.subprocess.run',
+                        return_value=done) as run:
+            kernel.make(self.settings, Path('/src'), Path('/out'),
+                        'olddefconfig')
+        cmd = run.call_args.args[0]
+        self.assertEqual(cmd[:4], ['make', '-s', '-C', '/src'])
+        self.assertIn('O=/out', cmd)
+        self.assertIn('ARCH=x86_64', cmd)
+        self.assertEqual(cmd[-1], 'olddefconfig')
+
+
+class DepsTest(unittest.TestCase):
+
+    def test_required_packages_start_with_the_source_package(self) -> None:
+        packages = deps.required_packages('linux-source-6.1')
+        self.assertEqual(packages[0], 'linux-source-6.1')
+        self.assertIn('patch', packages)
+        self.assertIn('xz-utils', packages)
+
+    def test_nothing_missing_does_nothing(self) -> None:
+        with mock.patch('tcpopt.deps.missing_packages', return_value=[]), \
+                mock.patch('tcpopt.deps.subprocess.run') as run:
+            deps.ensure_packages(['gcc'])
+        run.assert_not_called()
+
+    def test_no_install_names_the_missing_packages(self) -> None:
+        with mock.patch('tcpopt.deps.missing_packages',
+                        return_value=['gcc', 'bc']), \
+                mock.patch.dict(os.environ, {'TCPOPT_NO_INSTALL': '1'}), \
+                mock.patch('tcpopt.deps.subprocess.run') as run:
+            with self.assertRaises(HarnessError) as caught:
+                deps.ensure_packages(['gcc', 'bc', 'make'])
+        run.assert_not_called()
+        self.assertIn('gcc bc', str(caught.exception))
+        self.assertIn('TCPOPT_NO_INSTALL', str(caught.exception))
+
+    def test_missing_packages_reads_dpkg_status(self) -> None:
+        out = ('gcc ii \nbc un \n')
+        done = subprocess.CompletedProcess([], 1, out, '')
+        with mock.patch('tcpopt.deps.shutil.which', return_value='/bin/x'), \
+                mock.patch('tcpopt.deps.subprocess.run', return_value=done):
+            self.assertEqual(deps.missing_packages(['gcc', 'bc', 'make']),
+                             ['bc', 'make'])
+
+    def test_missing_dpkg_query_is_a_harness_error(self) -> None:
+        with mock.patch('tcpopt.deps.shutil.which', return_value=None):
+            with self.assertRaises(HarnessError):
+                deps.missing_packages(['gcc'])
+
+
+if __name__ == '__main__':
+    unittest.main()
