@@ -8,8 +8,8 @@ import unittest
 from dataclasses import dataclass
 from typing import List, Optional
 
-from . import (bisectable, bloat, checkpatch, deps, kernel, ktap, mutants,
-               worktree)
+from . import (bisect_demo, bisectable, bloat, checkpatch, deps, kernel,
+               ktap, mutants, worktree)
 from .errors import HarnessError
 from .expected import expected_cases
 from .report import Verdict, failure_details, judge, layout_table, summary
@@ -119,7 +119,7 @@ def mutants_step(settings: Settings, tally: Tally) -> bool:
     return all(result.killed for result in results)
 
 
-def cmd_mutants(settings: Settings) -> int:
+def cmd_mutants(settings: Settings, quick: bool = False) -> int:
     with worktree.locked(settings):
         worktree.prepare(settings)
         if not (settings.build_dir / '.config').is_file():
@@ -128,39 +128,67 @@ def cmd_mutants(settings: Settings) -> int:
         return 0 if mutants_step(settings, Tally()) else 1
 
 
-def cmd_run(settings: Settings) -> int:
+def cmd_run(settings: Settings, quick: bool = False) -> int:
     with worktree.locked(settings):
         verdict = kunit_step(settings)
     return 0 if verdict.ok else 1
 
 
-def cmd_test(settings: Settings) -> int:
-    tally = Tally()
-    heading('1/6 host tool unit tests')
-    unit_test_step(tally)
+def bisect_demo_step(settings: Settings, tally: Tally) -> bool:
+    result = bisect_demo.run(settings)
+    print(f'{"PASS" if result.ok else "FAIL"} git bisect run '
+          f'tools/bisect-layout named {result.named or "nothing"}; '
+          f'injected {result.injected}; {result.builds} builds '
+          f'(budget {result.budget})')
+    tally.add(result.ok)
+    return result.ok
+
+
+def cmd_bisect_demo(settings: Settings, quick: bool = False) -> int:
     with worktree.locked(settings):
-        heading(f'2/6 KUnit suites in QEMU ({settings.package})')
-        verdict = kunit_step(settings)
-        tally.add(True, len(verdict.passed))
-        tally.add(False, len(verdict.failed) + len(verdict.missing))
-        tally.skipped += len(verdict.skipped)
-        if verdict.crashed:
-            tally.add(False)
-        heading('3/6 zero-delta check: tcp_output.o with '
-                'CONFIG_TCP_OPTIONS_KUNIT_TEST=n, pristine vs patched')
-        bloat_step(settings, tally)
-        heading('4/6 checkpatch.pl --strict over the series and kunit/')
-        checkpatch_step(settings, tally)
-        heading('5/6 every prefix of the series builds (bisectable)')
-        bisectable_step(settings, tally)
-        heading('6/6 mutants: every known regression fails a named case')
-        mutants_step(settings, tally)
+        worktree.prepare(settings)
+    return 0 if bisect_demo_step(settings, Tally()) else 1
+
+
+def cmd_test(settings: Settings, quick: bool = False) -> int:
+    tally = Tally()
+    steps = [
+        ('host tool unit tests', lambda: unit_test_step(tally)),
+        (f'KUnit suites in QEMU ({settings.package})',
+         lambda: kunit_test_step(settings, tally)),
+        ('zero-delta check: tcp_output.o with '
+         'CONFIG_TCP_OPTIONS_KUNIT_TEST=n, pristine vs patched',
+         lambda: bloat_step(settings, tally)),
+        ('checkpatch.pl --strict over the series and kunit/',
+         lambda: checkpatch_step(settings, tally)),
+        ('every prefix of the series builds (bisectable)',
+         lambda: bisectable_step(settings, tally)),
+        ('mutants: every known regression fails a named case',
+         lambda: mutants_step(settings, tally)),
+    ]
+    if not quick:
+        steps.append(('git bisect run tools/bisect-layout on a synthetic '
+                      'history', lambda: bisect_demo_step(settings, tally)))
+    with worktree.locked(settings):
+        for number, (title, run_step) in enumerate(steps, 1):
+            heading(f'{number}/{len(steps)} {title}')
+            run_step()
     print()
     print(tally.closing_line(), flush=True)
     return 0 if tally.failed == 0 else 1
 
 
-COMMANDS = {'run': cmd_run, 'test': cmd_test, 'mutants': cmd_mutants}
+def kunit_test_step(settings: Settings, tally: Tally) -> None:
+    verdict = kunit_step(settings)
+    tally.add(True, len(verdict.passed))
+    tally.add(False, len(verdict.failed) + len(verdict.missing))
+    tally.skipped += len(verdict.skipped)
+    if verdict.crashed:
+        tally.add(False)
+
+
+COMMANDS = {'run': cmd_run, 'test': cmd_test, 'mutants': cmd_mutants,
+            'bisect-demo': cmd_bisect_demo}
 
 
 def parse_args(argv: List[str]) -> argparse.Namespace:
@@ -175,8 +203,12 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
                         help='run: build, run the suites and print the layout '
                         'table (default); test: the test command (host unit '
                         'tests, KUnit, zero-delta check, checkpatch, '
-                        'bisectability, mutants); mutants: the kill matrix '
-                        'of kernel-patches/regressions/')
+                        'bisectability, mutants, bisect demo); mutants: the '
+                        'kill matrix of kernel-patches/regressions/; '
+                        'bisect-demo: git bisect run tools/bisect-layout on a '
+                        'synthetic history')
+    parser.add_argument('--quick', action='store_true',
+                        help='test: skip the bisect demonstration')
     return parser.parse_args(argv)
 
 
@@ -185,7 +217,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         settings = Settings.create(args.tree)
         deps.ensure_packages(deps.required_packages(settings.package))
-        return COMMANDS[args.command](settings)
+        return COMMANDS[args.command](settings, quick=args.quick)
     except HarnessError as error:
         print(f'run.sh: error: {error}', file=sys.stderr)
         return 1

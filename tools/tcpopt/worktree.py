@@ -35,14 +35,16 @@ def log(message: str) -> None:
 
 
 @contextmanager
-def locked(settings: Settings) -> Iterator[None]:
-    """Serialise runs that share a work tree."""
-    settings.tree_dir.mkdir(parents=True, exist_ok=True)
-    with open(settings.lock_file, 'a+') as lock:
+def locked(settings: Settings, lock_file: Optional[Path] = None
+           ) -> Iterator[None]:
+    """Serialise runs that share a work tree (or another lock file)."""
+    lock_file = lock_file or settings.lock_file
+    lock_file.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_file, 'a+') as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            log(f'waiting for another run.sh using {settings.tree_dir}')
+            log(f'waiting for another run using {lock_file.parent}')
             fcntl.flock(lock, fcntl.LOCK_EX)
         yield
 
@@ -62,6 +64,16 @@ def read_series(patch_dir: Path) -> List[Path]:
             raise HarnessError(f'{series} names {name}, which does not exist')
         patches.append(path)
     return patches
+
+
+def test_only_patches(patch_dir: Path) -> List[Path]:
+    """Patches the series tags '# test-only': what a bisection applies."""
+    tagged = []
+    for line in (patch_dir / 'series').read_text().splitlines():
+        name, _, comment = line.partition('#')
+        if name.strip() and comment.strip() == 'test-only':
+            tagged.append(patch_dir / name.strip())
+    return tagged
 
 
 def files_touched(patch: Path) -> List[str]:

@@ -51,7 +51,8 @@ class ParseArgsTest(unittest.TestCase):
                 cli.parse_args(['build'])
 
     def test_every_command_has_a_handler(self) -> None:
-        self.assertEqual(sorted(cli.COMMANDS), ['mutants', 'run', 'test'])
+        self.assertEqual(sorted(cli.COMMANDS),
+                         ['bisect-demo', 'mutants', 'run', 'test'])
 
 
 if __name__ == '__main__':

@@ -1,0 +1,141 @@
+"""tools/bisect-layout: one `git bisect run` step on any kernel git tree.
+
+At the revision the user's tree has checked out, the test-only part of
+the series (the Kconfig symbol and the include hook) and kunit/ are put
+into a private checkout: a `git clone --shared` of the user's repository
+under the work dir, so the user's tree and index are never touched. The
+KUnit kernel is built incrementally there and only the layout suites run.
+
+Exit status, as git bisect run wants it:
+  0    every layout case passes
+  1    a layout case fails, or the kernel never finished the suites
+  125  the harness cannot be applied or the tree does not build (skip)
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+from . import ktap
+from .errors import HarnessError
+from .expected import expected_cases
+from .kernel import build_env, kunit_command
+from .report import judge
+from .settings import DEFAULT_TREE, TREES, Settings
+from .worktree import (apply_patch, locked, overlay_sources,
+                       test_only_patches)
+
+GOOD, BAD, SKIP = 0, 1, 125
+SUITES = 'tcp_opt_*'
+
+
+def say(message: str) -> None:
+    print(f'bisect-layout: {message}', file=sys.stderr, flush=True)
+
+
+def git(*args: str, cwd: Path) -> str:
+    return subprocess.run(['git', *args], cwd=cwd, capture_output=True,
+                          text=True, check=True).stdout.strip()
+
+
+def private_checkout(settings: Settings, user_repo: Path) -> Path:
+    """<work>/bisect/<repo id>/src: a shared clone; build/ sits beside it."""
+    key = hashlib.sha256(str(user_repo).encode()).hexdigest()[:12]
+    src = settings.work_dir / 'bisect' / key / 'src'
+    if not (src / '.git').is_dir():
+        src.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(['git', 'clone', '-q', '--shared', '--no-checkout',
+                        str(user_repo), str(src)], check=True)
+    return src
+
+
+def check_out(src: Path, revision: str) -> None:
+    """Only files that differ get new mtimes: make stays incremental."""
+    git('-c', 'advice.detachedHead=false', 'checkout', '-q', '-f',
+        '--detach', revision, cwd=src)
+    git('clean', '-q', '-f', '-d', '-x', cwd=src)
+
+
+def add_harness(settings: Settings, src: Path) -> None:
+    kconfig = src / 'net' / 'ipv4' / 'Kconfig'
+    if 'TCP_OPTIONS_KUNIT_TEST' not in kconfig.read_text():
+        for patch in test_only_patches(settings.patch_dir):
+            apply_patch(src, patch, f'revision {git("rev-parse", "--short", "HEAD", cwd=src)}')
+    overlay_sources(settings, src)
+
+
+def count_build() -> None:
+    """Record one build for the demonstration's budget."""
+    counter = os.environ.get('TCPOPT_BISECT_COUNT')
+    if counter:
+        with open(counter, 'a') as out:
+            out.write('build\n')
+
+
+def run_layout_suites(settings: Settings, src: Path, build: Path) -> int:
+    log = build / 'test.log'
+    if log.exists():
+        log.unlink()
+    build.mkdir(parents=True, exist_ok=True)
+    command = [arg if not arg.startswith('--build_dir=')
+               else f'--build_dir={build}' for arg in kunit_command(settings)]
+    count_build()
+    output = build / 'kunit.out'
+    with open(output, 'w') as out:
+        subprocess.run(command + [SUITES], cwd=src, env=build_env(settings),
+                       stdout=out, stderr=subprocess.STDOUT, check=False)
+    if not log.is_file():
+        say(f'the tree does not build or boot (see {output}): skip')
+        return SKIP
+    with open(log, errors='replace') as lines:
+        run = ktap.parse(lines)
+    if not run.cases:
+        say(f'no KTAP from the kernel (see {output}): skip')
+        return SKIP
+    verdict = judge(run, expected_cases(settings.kunit_dir))
+    if verdict.ok:
+        say(f'{len(verdict.passed)} layout cases pass: good')
+        return GOOD
+    failing = verdict.failed + verdict.missing
+    say(f'{len(failing)} layout cases fail ({", ".join(failing[:4])}'
+        f'{" ..." if len(failing) > 4 else ""}): bad')
+    return BAD
+
+
+def step(settings: Settings, user_repo: Path) -> int:
+    revision = git('rev-parse', 'HEAD', cwd=user_repo)
+    key = hashlib.sha256(str(user_repo).encode()).hexdigest()[:12]
+    with locked(settings, settings.work_dir / 'bisect' / key / '.lock'):
+        src = private_checkout(settings, user_repo)
+        check_out(src, revision)
+        try:
+            add_harness(settings, src)
+        except HarnessError as error:
+            say(f'{error}: skip')
+            return SKIP
+        return run_layout_suites(settings, src, src.parent / 'build')
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog='bisect-layout',
+        description='git bisect run helper: 0 when the TCP option layouts '
+        'match the KUnit tables, 1 when not, 125 when the revision cannot '
+        'be tested. Run it from inside the kernel tree being bisected.')
+    parser.add_argument('--tree', default=DEFAULT_TREE, choices=sorted(TREES),
+                        help='which kernel-patches/<tree> to take the '
+                        'test-only patches from')
+    args = parser.parse_args(argv)
+    try:
+        user_repo = Path(git('rev-parse', '--show-toplevel', cwd=Path.cwd()))
+        settings = Settings.create(args.tree)
+        return step(settings, user_repo)
+    except (HarnessError, subprocess.CalledProcessError, OSError) as error:
+        say(f'{error}: skip')
+        return SKIP
