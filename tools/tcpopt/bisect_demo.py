@@ -101,12 +101,13 @@ def bisect(settings: Settings, repo: Path, base: str) -> tuple[str, int]:
     try:
         proc = subprocess.run(['git', 'bisect', 'run', str(helper),
                                f'--tree={settings.tree}'], cwd=repo, env=env,
-                              capture_output=True, text=True, check=False)
+                              stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True,
+                              check=False)
     finally:
         subprocess.run(['git', 'bisect', 'reset', '-q'], cwd=repo,
                        capture_output=True, check=False)
     sys.stdout.write(proc.stdout)
-    sys.stderr.write(proc.stderr)
     named = ''
     for line in proc.stdout.splitlines():
         if line.endswith('is the first bad commit'):
