@@ -116,6 +116,7 @@ struct tcp_opt_env {
 	struct tcp_request_sock *treq;
 	struct sk_buff *skb;
 	struct tcp_fastopen_request fo_req;
+	struct tcp_md5sig_info *md5_info;
 	bool md5_key_enabled;
 	/* TCP header, option space and canary, as the writer sees them. */
 	u8 buf[sizeof(struct tcphdr) + MAX_TCP_OPTION_SPACE +
@@ -757,15 +758,16 @@ static void tcp_opt_test_exit(struct kunit *test)
 static bool tcp_opt_setup_md5(struct kunit *test, struct tcp_opt_env *env)
 {
 #ifdef CONFIG_TCP_MD5SIG
-	struct tcp_md5sig_info *info;
-
-	info = kunit_kzalloc(test, sizeof(*info), GFP_KERNEL);
-	if (!info)
+	if (!env->md5_info)
+		env->md5_info = kunit_kzalloc(test, sizeof(*env->md5_info),
+					      GFP_KERNEL);
+	if (!env->md5_info)
 		return false;
 	/* What tcp_md5_do_add() does when the first key is configured. */
-	static_branch_inc(&tcp_md5_needed);
+	if (!env->md5_key_enabled)
+		static_branch_inc(&tcp_md5_needed);
 	env->md5_key_enabled = true;
-	rcu_assign_pointer(env->tp->md5sig_info, info);
+	rcu_assign_pointer(env->tp->md5sig_info, env->md5_info);
 	env->tp->af_specific = &tcp_opt_test_af_ops;
 	return true;
 #else
@@ -1029,11 +1031,12 @@ static void tcp_opt_check_order(struct kunit *test, const char *name,
 }
 
 /* Feed the written header to the receive path's own option parser. */
-static void tcp_opt_check_parse(struct kunit *test, const struct tcp_opt_case *c,
+static void tcp_opt_check_parse(struct kunit *test, const char *name,
+				const struct tcp_opt_input *in,
 				const u8 *hdr, unsigned int size,
 				const struct tcp_opt_seen *want)
 {
-	bool estab = c->in.pkt == TCP_OPT_ESTABLISHED;
+	bool estab = in->pkt == TCP_OPT_ESTABLISHED;
 	struct tcp_fastopen_cookie foc = { .len = -1 };
 	struct tcp_options_received rx = {};
 	struct sk_buff *skb;
@@ -1046,7 +1049,7 @@ static void tcp_opt_check_parse(struct kunit *test, const struct tcp_opt_case *c
 	th = skb_put_data(skb, hdr, sizeof(struct tcphdr) + size);
 	th->doff = (sizeof(struct tcphdr) + size) / 4;
 	th->syn = !estab;
-	th->ack = c->in.pkt != TCP_OPT_SYN;
+	th->ack = in->pkt != TCP_OPT_SYN;
 	if (estab) {
 		rx.tstamp_ok = 1;
 		rx.sack_ok = TCP_SACK_SEEN;
@@ -1055,45 +1058,45 @@ static void tcp_opt_check_parse(struct kunit *test, const struct tcp_opt_case *c
 	tcp_parse_options(&init_net, skb, &rx, estab, &foc);
 
 	KUNIT_EXPECT_EQ_MSG(test, (bool)rx.saw_tstamp, want->ts,
-			    "case %s: parsed TS presence", c->name);
+			    "case %s: parsed TS presence", name);
 	if (want->ts) {
 		KUNIT_EXPECT_EQ_MSG(test, rx.rcv_tsval, want->tsval,
-				    "case %s: parsed TS val", c->name);
+				    "case %s: parsed TS val", name);
 		KUNIT_EXPECT_EQ_MSG(test, rx.rcv_tsecr, want->tsecr,
-				    "case %s: parsed TS ecr", c->name);
+				    "case %s: parsed TS ecr", name);
 	}
 	if (estab) {
 		KUNIT_EXPECT_EQ_MSG(test, (int)(TCP_SKB_CB(skb)->sacked ?: -1),
 				    want->sack_off,
-				    "case %s: parsed SACK offset", c->name);
+				    "case %s: parsed SACK offset", name);
 	} else {
 		KUNIT_EXPECT_EQ_MSG(test, rx.mss_clamp,
 				    want->mss < 0 ? 0 : want->mss,
-				    "case %s: parsed MSS", c->name);
+				    "case %s: parsed MSS", name);
 		KUNIT_EXPECT_EQ_MSG(test, (bool)rx.wscale_ok, want->wscale >= 0,
-				    "case %s: parsed wscale_ok", c->name);
+				    "case %s: parsed wscale_ok", name);
 		if (want->wscale >= 0)
 			KUNIT_EXPECT_EQ_MSG(test, (int)rx.snd_wscale, want->wscale,
-					    "case %s: parsed wscale", c->name);
+					    "case %s: parsed wscale", name);
 		KUNIT_EXPECT_EQ_MSG(test, !!rx.sack_ok, want->sackperm,
-				    "case %s: parsed sackOK", c->name);
+				    "case %s: parsed sackOK", name);
 		KUNIT_EXPECT_EQ_MSG(test, (int)foc.len, want->fo_len,
 				    "case %s: parsed Fast Open cookie length",
-				    c->name);
+				    name);
 		if (want->fo_len > 0) {
 			KUNIT_EXPECT_EQ_MSG(test, foc.exp, want->fo_exp,
 					    "case %s: parsed Fast Open kind",
-					    c->name);
+					    name);
 			tcp_opt_expect_bytes(test, (u8 *)foc.val,
 					     want->fo_cookie, want->fo_len,
-					     c->name);
+					     name);
 		}
 	}
 #ifdef CONFIG_TCP_MD5SIG
 	KUNIT_EXPECT_PTR_EQ_MSG(test, tcp_parse_md5sig_option(th),
 				want->md5 ? (const u8 *)th + want->md5_off :
 					    NULL,
-				"case %s: parsed MD5 hash location", c->name);
+				"case %s: parsed MD5 hash location", name);
 #endif
 	kfree_skb(skb);
 }
@@ -1111,6 +1114,122 @@ static void tcp_opt_check_table(struct kunit *test, const struct tcp_opt_case *c
 				    "case %s: table wscale", c->name);
 }
 
+static const char * const tcp_opt_pkt_names[] = {
+	[TCP_OPT_SYN]		= "syn",
+	[TCP_OPT_SYNACK]	= "synack",
+	[TCP_OPT_ESTABLISHED]	= "established",
+};
+
+static const char * const tcp_opt_fo_names[] = {
+	[TCP_OPT_FO_NONE]	= "none",
+	[TCP_OPT_FO_RFC7413]	= "rfc7413",
+	[TCP_OPT_FO_EXP]	= "exp",
+};
+
+/* The inputs as key=value pairs, for failure messages and the host. */
+static void tcp_opt_format_input(char *buf, size_t len,
+				 const struct tcp_opt_input *in)
+{
+	scnprintf(buf, len,
+		  "kind=%s ts=%d sack=%d ws=%d md5=%d syncookie=%d mss=%u wscale=%u fo=%s fo_len=%u sacks=%u dsack=%d",
+		  tcp_opt_pkt_names[in->pkt], in->ts, in->sack, in->ws,
+		  in->md5, in->syncookie, in->mss, in->wscale,
+		  tcp_opt_fo_names[in->fo], in->fo_len, in->num_sacks,
+		  in->dsack);
+}
+
+/* Run the calculator, then the writer into a poisoned header. */
+static unsigned int tcp_opt_calc_and_write(struct tcp_opt_env *env,
+					   const struct tcp_opt_input *in,
+					   struct tcp_out_options *opts)
+{
+	const unsigned int hlen = sizeof(struct tcphdr);
+	unsigned int size = tcp_opt_calc(env, in, opts);
+
+	memset(env->buf, TCP_OPT_POISON, sizeof(env->buf));
+	memset(env->buf, 0, hlen);
+	tcp_options_write((struct tcphdr *)env->buf, env->tp, opts);
+	return size;
+}
+
+/* mss_cache - tcp_current_mss(), with tcp_header_len set as 6.1 sets it. */
+static int tcp_opt_mss_delta(struct tcp_opt_env *env,
+			     const struct tcp_opt_input *in)
+{
+	struct sock *sk = &env->tp->inet_conn.icsk_inet.sk;
+
+	env->tp->mss_cache = EST_MSS_CACHE;
+	env->tp->tcp_header_len = sizeof(struct tcphdr) +
+		(in->ts ? TCPOLEN_TSTAMP_ALIGNED : 0) +
+		(in->md5 ? TCPOLEN_MD5SIG_ALIGNED : 0);
+	return EST_MSS_CACHE - (int)tcp_current_mss(sk);
+}
+
+/*
+ * The invariants every layout must hold, whatever its inputs: nothing
+ * written past the reserved size, 32-bit aligned, at most 40 bytes, well
+ * formed, MD5 then MSS first, SACK_PERM never first, and read back by
+ * tcp_parse_options() as @want. Returns false if the bytes are unusable.
+ */
+static bool tcp_opt_check_written(struct kunit *test, const char *name,
+				  const struct tcp_opt_input *in,
+				  const struct tcp_out_options *opts,
+				  unsigned int size, const struct tcp_opt_seen *want,
+				  struct tcp_opt_seen *got, char *text, size_t len)
+{
+	struct tcp_opt_env *env = test->priv;
+	const unsigned int hlen = sizeof(struct tcphdr);
+	unsigned int i;
+
+	for (i = hlen + size; i < sizeof(env->buf); i++) {
+		if (env->buf[i] != TCP_OPT_POISON) {
+			KUNIT_FAIL(test,
+				   "case %s: writer wrote byte %u past the %u bytes reserved:\n\t%*ph",
+				   name, i - hlen, size,
+				   (int)(sizeof(env->buf) - hlen),
+				   env->buf + hlen);
+			break;
+		}
+	}
+	KUNIT_EXPECT_EQ_MSG(test, size % 4, 0U,
+			    "case %s: size %u is not 32-bit aligned",
+			    name, size);
+	KUNIT_EXPECT_LE_MSG(test, size, (unsigned int)MAX_TCP_OPTION_SPACE,
+			    "case %s: size %u exceeds the option space",
+			    name, size);
+	if (size > MAX_TCP_OPTION_SPACE)
+		return false;
+
+	if (!tcp_opt_decode(env->buf, size, got, text, len)) {
+		KUNIT_FAIL(test, "case %s: written options are malformed: %*ph",
+			   name, size, env->buf + hlen);
+		return false;
+	}
+	tcp_opt_check_order(test, name, got);
+	if (got->md5)
+		KUNIT_EXPECT_PTR_EQ_MSG(test, (u8 *)opts->hash_location,
+					env->buf + got->md5_off,
+					"case %s: MD5 hash location", name);
+	if (in->pkt != TCP_OPT_ESTABLISHED)
+		KUNIT_EXPECT_EQ_MSG(test, got->mss, (int)in->mss,
+				    "case %s: MSS option", name);
+	tcp_opt_check_parse(test, name, in, env->buf, size, want);
+	return true;
+}
+
+static void tcp_opt_log_words(struct kunit *test, const u8 *opt,
+			      unsigned int size)
+{
+	char words[TCP_OPT_WORDS * 9 + 1] = "";
+	unsigned int i, used = 0;
+
+	for (i = 0; i + 4 <= size && i < MAX_TCP_OPTION_SPACE; i += 4)
+		used += scnprintf(words + used, sizeof(words) - used, "%s%08x",
+				  i ? " " : "", get_unaligned_be32(opt + i));
+	kunit_log(KERN_INFO, test, KUNIT_SUBTEST_INDENT KUNIT_SUBTEST_INDENT
+		  "# words: %s", words);
+}
+
 /* Calculate and write the options of @c on the state set up for it. */
 static void tcp_opt_check_case(struct kunit *test, const struct tcp_opt_case *c)
 {
@@ -1119,7 +1238,7 @@ static void tcp_opt_check_case(struct kunit *test, const struct tcp_opt_case *c)
 	struct tcp_out_options opts = {};
 	struct tcp_opt_seen want, got;
 	u8 expect[MAX_TCP_OPTION_SPACE];
-	char want_text[160], got_text[160];
+	char want_text[160], got_text[160], input[160];
 	unsigned int size, i;
 
 	for (i = 0; i < TCP_OPT_WORDS; i++)
@@ -1132,70 +1251,34 @@ static void tcp_opt_check_case(struct kunit *test, const struct tcp_opt_case *c)
 						   sizeof(want_text)),
 			      "case %s: expected layout is malformed", c->name);
 	tcp_opt_check_table(test, c, &want);
-
-	size = tcp_opt_calc(env, &c->in, &opts);
+	tcp_opt_format_input(input, sizeof(input), &c->in);
+	kunit_log(KERN_INFO, test, KUNIT_SUBTEST_INDENT KUNIT_SUBTEST_INDENT
+		  "# input: %s", input);
 
 	if (c->in.pkt == TCP_OPT_ESTABLISHED) {
-		struct sock *sk = &env->tp->inet_conn.icsk_inet.sk;
-		int mss;
+		int delta = tcp_opt_mss_delta(env, &c->in);
 
-		env->tp->mss_cache = EST_MSS_CACHE;
-		env->tp->tcp_header_len = sizeof(struct tcphdr) +
-			(c->in.ts ? TCPOLEN_TSTAMP_ALIGNED : 0) +
-			(c->in.md5 ? TCPOLEN_MD5SIG_ALIGNED : 0);
-		mss = tcp_current_mss(sk);
-		KUNIT_EXPECT_EQ_MSG(test, EST_MSS_CACHE - mss, c->out.mss_delta,
+		KUNIT_EXPECT_EQ_MSG(test, delta, c->out.mss_delta,
 				    "case %s: tcp_current_mss() delta",
 				    c->name);
 		kunit_log(KERN_INFO, test, KUNIT_SUBTEST_INDENT
-			  KUNIT_SUBTEST_INDENT "# mss delta: %d",
-			  EST_MSS_CACHE - mss);
+			  KUNIT_SUBTEST_INDENT "# mss delta: %d", delta);
 	}
 
-	memset(env->buf, TCP_OPT_POISON, sizeof(env->buf));
-	memset(env->buf, 0, hlen);
-	tcp_options_write((struct tcphdr *)env->buf, env->tp, &opts);
-
+	size = tcp_opt_calc_and_write(env, &c->in, &opts);
 	KUNIT_EXPECT_EQ_MSG(test, size, c->out.size,
 			    "case %s: calculator reserved the wrong size",
 			    c->name);
 	tcp_opt_expect_bytes(test, env->buf + hlen, expect,
 			     min(size, c->out.size), c->name);
-	for (i = hlen + size; i < sizeof(env->buf); i++) {
-		if (env->buf[i] != TCP_OPT_POISON) {
-			KUNIT_FAIL(test,
-				   "case %s: writer wrote byte %u past the %u bytes reserved:\n\t%*ph",
-				   c->name, i - hlen, size,
-				   (int)(sizeof(env->buf) - hlen),
-				   env->buf + hlen);
-			break;
-		}
-	}
-	KUNIT_EXPECT_EQ_MSG(test, size % 4, 0U,
-			    "case %s: size %u is not 32-bit aligned",
-			    c->name, size);
-	KUNIT_EXPECT_LE_MSG(test, size, (unsigned int)MAX_TCP_OPTION_SPACE,
-			    "case %s: size %u exceeds the option space",
-			    c->name, size);
-	if (size > MAX_TCP_OPTION_SPACE)
+	if (!tcp_opt_check_written(test, c->name, &c->in, &opts, size, &want,
+				   &got, got_text, sizeof(got_text)))
 		return;
-
-	if (!tcp_opt_decode(env->buf, size, &got, got_text,
-			    sizeof(got_text))) {
-		KUNIT_FAIL(test, "case %s: written options are malformed: %*ph",
-			   c->name, size, env->buf + hlen);
-		return;
-	}
 	kunit_log(KERN_INFO, test, KUNIT_SUBTEST_INDENT KUNIT_SUBTEST_INDENT
 		  "# layout: %s (%u bytes)", got_text, size);
+	tcp_opt_log_words(test, env->buf + hlen, size);
 	KUNIT_EXPECT_STREQ_MSG(test, got_text, want_text,
 			       "case %s: layout", c->name);
-	tcp_opt_check_order(test, c->name, &got);
-	if (got.md5)
-		KUNIT_EXPECT_PTR_EQ_MSG(test, (u8 *)opts.hash_location,
-					env->buf + got.md5_off,
-					"case %s: MD5 hash location", c->name);
-	tcp_opt_check_parse(test, c, env->buf, size, &want);
 }
 
 KUNIT_ARRAY_PARAM(tcp_opt_syn, tcp_opt_syn_cases, tcp_opt_case_desc);
@@ -1244,6 +1327,137 @@ static void tcp_opt_dsack_sent_once_test(struct kunit *test)
 	tcp_opt_check_case(test, &second);
 }
 
+/*
+ * Exhaustive sweep over the inputs the 6.1 calculators read. Each group
+ * fixes the packet kind, MD5, syncookie and the Fast Open option kind and
+ * loops over the rest. Every combination is checked in-kernel for the
+ * invariants of tcp_opt_check_written() and printed as one '# sweep:'
+ * record; the host compares each record with its reference model
+ * (tools/tcpopt/model.py), which is written from the RFCs, not from this
+ * file's tables.
+ */
+struct tcp_opt_sweep_group {
+	const char *name;
+	enum tcp_opt_pkt pkt;
+	bool md5, syncookie;
+	enum tcp_opt_fo fo;
+};
+
+static const struct tcp_opt_sweep_group tcp_opt_sweep_groups[] = {
+	{ "syn", TCP_OPT_SYN, 0, 0, TCP_OPT_FO_NONE },
+	{ "syn_fo", TCP_OPT_SYN, 0, 0, TCP_OPT_FO_RFC7413 },
+	{ "syn_foexp", TCP_OPT_SYN, 0, 0, TCP_OPT_FO_EXP },
+	{ "syn_md5", TCP_OPT_SYN, 1, 0, TCP_OPT_FO_NONE },
+	{ "syn_md5_fo", TCP_OPT_SYN, 1, 0, TCP_OPT_FO_RFC7413 },
+	{ "syn_md5_foexp", TCP_OPT_SYN, 1, 0, TCP_OPT_FO_EXP },
+	{ "synack", TCP_OPT_SYNACK, 0, 0, TCP_OPT_FO_NONE },
+	{ "synack_fo", TCP_OPT_SYNACK, 0, 0, TCP_OPT_FO_RFC7413 },
+	{ "synack_foexp", TCP_OPT_SYNACK, 0, 0, TCP_OPT_FO_EXP },
+	{ "synack_md5", TCP_OPT_SYNACK, 1, 0, TCP_OPT_FO_NONE },
+	{ "synack_md5_fo", TCP_OPT_SYNACK, 1, 0, TCP_OPT_FO_RFC7413 },
+	{ "synack_md5_foexp", TCP_OPT_SYNACK, 1, 0, TCP_OPT_FO_EXP },
+	{ "synack_cookie", TCP_OPT_SYNACK, 0, 1, TCP_OPT_FO_NONE },
+	{ "synack_cookie_fo", TCP_OPT_SYNACK, 0, 1, TCP_OPT_FO_RFC7413 },
+	{ "synack_cookie_foexp", TCP_OPT_SYNACK, 0, 1, TCP_OPT_FO_EXP },
+	{ "synack_cookie_md5", TCP_OPT_SYNACK, 1, 1, TCP_OPT_FO_NONE },
+	{ "synack_cookie_md5_fo", TCP_OPT_SYNACK, 1, 1, TCP_OPT_FO_RFC7413 },
+	{ "synack_cookie_md5_foexp", TCP_OPT_SYNACK, 1, 1, TCP_OPT_FO_EXP },
+	{ "established", TCP_OPT_ESTABLISHED, 0, 0, TCP_OPT_FO_NONE },
+	{ "established_md5", TCP_OPT_ESTABLISHED, 1, 0, TCP_OPT_FO_NONE },
+};
+
+static const u16 tcp_opt_sweep_mss[] = { 536, 1220, 1460, 65495 };
+static const u8 tcp_opt_sweep_wscale[] = { 0, 1, 7, 14 };
+static const u8 tcp_opt_sweep_fo_len[] = { 0, 4, 6, 8, 10, 12, 14, 16 };
+
+static void tcp_opt_sweep_desc(const struct tcp_opt_sweep_group *g,
+			       char *desc)
+{
+	strscpy(desc, g->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(tcp_opt_sweep, tcp_opt_sweep_groups, tcp_opt_sweep_desc);
+
+/* Back to a zeroed socket, request and skb before the next combination. */
+static void tcp_opt_reset(struct tcp_opt_env *env)
+{
+	memset(env->tp, 0, sizeof(*env->tp));
+	memset(env->treq, 0, sizeof(*env->treq));
+	memset(env->skb, 0, sizeof(*env->skb));
+	memset(&env->fo_req, 0, sizeof(env->fo_req));
+	write_pnet(&env->tp->inet_conn.icsk_inet.sk.sk_net, env->net);
+}
+
+static void tcp_opt_sweep_one(struct kunit *test,
+			      const struct tcp_opt_input *in)
+{
+	struct tcp_opt_env *env = test->priv;
+	struct tcp_out_options opts = {};
+	struct tcp_opt_seen got;
+	char input[160], text[160];
+	unsigned int size;
+
+	tcp_opt_reset(env);
+	tcp_opt_setup(test, env, in);
+	size = tcp_opt_calc_and_write(env, in, &opts);
+	tcp_opt_format_input(input, sizeof(input), in);
+	/* After a failure, keep printing records but stop re-reporting. */
+	if (test->status != KUNIT_FAILURE)
+		tcp_opt_check_written(test, input, in, &opts, size, &got, &got,
+				      text, sizeof(text));
+	kunit_log(KERN_INFO, test, KUNIT_SUBTEST_INDENT KUNIT_SUBTEST_INDENT
+		  "# sweep: %s size=%u bytes=%*phN", input, size,
+		  (int)min_t(unsigned int, size, MAX_TCP_OPTION_SPACE),
+		  env->buf + sizeof(struct tcphdr));
+}
+
+static void tcp_opt_sweep_test(struct kunit *test)
+{
+	const struct tcp_opt_sweep_group *g = test->param_value;
+	struct tcp_opt_input in = { .pkt = g->pkt, .md5 = g->md5,
+				    .syncookie = g->syncookie, .fo = g->fo };
+	unsigned int flags, m, w, f, fo_lens, count = 0;
+	u64 start = ktime_get_ns();
+
+	if (g->pkt == TCP_OPT_ESTABLISHED) {
+		for (flags = 0; flags < 2 * (TCP_NUM_SACKS + 1) * 2; flags++) {
+			in.ts = flags & 1;
+			in.dsack = flags & 2;
+			in.num_sacks = flags >> 2;
+			tcp_opt_sweep_one(test, &in);
+			count++;
+		}
+		goto out;
+	}
+	fo_lens = g->fo == TCP_OPT_FO_NONE ? 1 :
+		  ARRAY_SIZE(tcp_opt_sweep_fo_len);
+	for (flags = 0; flags < 8; flags++) {
+		in.ts = flags & 1;
+		in.sack = flags & 2;
+		in.ws = flags & 4;
+		for (m = 0; m < ARRAY_SIZE(tcp_opt_sweep_mss); m++) {
+			in.mss = tcp_opt_sweep_mss[m];
+			for (w = 0; w < ARRAY_SIZE(tcp_opt_sweep_wscale); w++) {
+				in.wscale = tcp_opt_sweep_wscale[w];
+				for (f = 0; f < fo_lens; f++) {
+					in.fo_len = g->fo == TCP_OPT_FO_NONE ?
+						0 : tcp_opt_sweep_fo_len[f];
+					tcp_opt_sweep_one(test, &in);
+					count++;
+				}
+			}
+		}
+	}
+out:
+	kunit_info(test, "sweep %s: %u combinations in %llu us", g->name,
+		   count, div_u64(ktime_get_ns() - start, NSEC_PER_USEC));
+}
+
+static struct kunit_case tcp_opt_sweep_test_cases[] = {
+	KUNIT_CASE_PARAM(tcp_opt_sweep_test, tcp_opt_sweep_gen_params),
+	{}
+};
+
 static struct kunit_case tcp_opt_syn_test_cases[] = {
 	KUNIT_CASE_PARAM(tcp_opt_layout_test, tcp_opt_syn_gen_params),
 	{}
@@ -1283,7 +1497,8 @@ TCP_OPT_SUITE(tcp_opt_synack);
 TCP_OPT_SUITE(tcp_opt_md5);
 TCP_OPT_SUITE(tcp_opt_fastopen);
 TCP_OPT_SUITE(tcp_opt_established);
+TCP_OPT_SUITE(tcp_opt_sweep);
 
 kunit_test_suites(&tcp_opt_syn_suite, &tcp_opt_synack_suite,
 		  &tcp_opt_md5_suite, &tcp_opt_fastopen_suite,
-		  &tcp_opt_established_suite);
+		  &tcp_opt_established_suite, &tcp_opt_sweep_suite);

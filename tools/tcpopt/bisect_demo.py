@@ -107,7 +107,7 @@ def bisect(settings: Settings, repo: Path, base: str) -> tuple[str, int]:
     finally:
         subprocess.run(['git', 'bisect', 'reset', '-q'], cwd=repo,
                        capture_output=True, check=False)
-    sys.stdout.write(proc.stdout)
+    sys.stdout.write(proc.stdout.rstrip('\n') + '\n')
     named = ''
     for line in proc.stdout.splitlines():
         if line.endswith('is the first bad commit'):

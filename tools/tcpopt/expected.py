@@ -14,7 +14,8 @@ ARRAY_PARAM = re.compile(r'KUNIT_ARRAY_PARAM\(\s*(\w+)\s*,\s*(\w+)\s*,')
 ARRAY = re.compile(r'static const struct \w+ (\w+)\[\] = \{(.*?)\n\};', re.S)
 CASE_ARRAY = re.compile(r'static struct kunit_case (\w+)\[\] = \{(.*?)\n\};',
                         re.S)
-NAME = re.compile(r'^\t\t\.name = "([^"]+)"', re.M)
+# Rows name themselves with '.name = "x"' or, in one-line rows, '{ "x", '.
+NAME = re.compile(r'^\t(?:\t\.name = |\{ )"([^"]+)"', re.M)
 CASE = re.compile(r'KUNIT_CASE(?:_SLOW)?\(\s*(\w+)\s*\)')
 CASE_PARAM = re.compile(r'KUNIT_CASE_PARAM\(\s*\w+\s*,\s*(\w+)\s*\)')
 

@@ -18,6 +18,9 @@ SUBTEST = re.compile(r'^(?P<indent> *)# Subtest: (?P<name>\S+)')
 DIAG = re.compile(r'^ *# (?P<text>.*)$')
 LAYOUT = re.compile(r'^layout: (?P<layout>.*) \((?P<size>\d+) bytes\)$')
 MSS_DELTA = re.compile(r'^mss delta: (?P<delta>-?\d+)$')
+INPUT = re.compile(r'^input: (?P<fields>.*)$')
+WORDS = re.compile(r'^words: (?P<words>[0-9a-f ]*)$')
+SWEEP = re.compile(r'^sweep: (?P<fields>.*)$')
 # What a dying kernel prints instead of finishing its KTAP.
 CRASH = re.compile(r'(Kernel panic|BUG:|Oops|general protection fault|'
                    r'Call Trace:|WARNING: CPU:)')
@@ -33,6 +36,8 @@ class Case:
     layouts: List[str] = field(default_factory=list)
     sizes: List[int] = field(default_factory=list)
     mss_deltas: List[int] = field(default_factory=list)
+    inputs: List[Dict[str, str]] = field(default_factory=list)
+    words: List[List[str]] = field(default_factory=list)
     diagnostics: List[str] = field(default_factory=list)
 
     @property
@@ -45,6 +50,7 @@ class Run:
     cases: List[Case]
     crash_lines: List[str]
     complete: bool                  # the top-level plan was fully reported
+    sweep: List[Dict[str, str]] = field(default_factory=list)
 
     def by_name(self) -> Dict[str, Case]:
         return {case.name: case for case in self.cases}
@@ -67,6 +73,7 @@ def parse(lines: Iterable[str]) -> Run:
     top_results = 0
     started = False
     in_failure = False
+    records: List[Dict[str, str]] = []
     for raw in lines:
         line = raw.rstrip('\r\n')
         if not started:
@@ -104,14 +111,24 @@ def parse(lines: Iterable[str]) -> Run:
             top_plan = int(plan.group(1))
             continue
         diag = DIAG.match(depth_line)
-        if diag:
+        sweep = SWEEP.match(diag.group('text')) if diag else None
+        if sweep:
+            # Thousands of records: keep them out of the case diagnostics.
+            records.append(fields(sweep.group('fields')))
+        elif diag:
             pending.append(diag.group('text'))
             in_failure = 'FAILED' in diag.group('text')
         elif in_failure and line.strip() and not line.startswith('KTAP'):
             # KUnit prefixes only the first line of a failure message.
             pending.append(line.strip())
     complete = top_plan is not None and top_results >= top_plan
-    return Run(cases=cases, crash_lines=crash, complete=complete)
+    return Run(cases=cases, crash_lines=crash, complete=complete,
+               sweep=records)
+
+
+def fields(text: str) -> Dict[str, str]:
+    """'kind=syn ts=1 bytes=0204' -> {'kind': 'syn', 'ts': '1', ...}."""
+    return dict(item.split('=', 1) for item in text.split() if '=' in item)
 
 
 def _case(suite: str, name: str, status: str, diags: List[str]) -> Case:
@@ -119,7 +136,13 @@ def _case(suite: str, name: str, status: str, diags: List[str]) -> Case:
     for text in diags:
         layout = LAYOUT.match(text)
         delta = MSS_DELTA.match(text)
-        if layout:
+        given = INPUT.match(text)
+        words = WORDS.match(text)
+        if given:
+            case.inputs.append(fields(given.group('fields')))
+        elif words:
+            case.words.append(words.group('words').split())
+        elif layout:
             case.layouts.append(layout.group('layout'))
             case.sizes.append(int(layout.group('size')))
         elif delta:

@@ -43,6 +43,7 @@ def layout_table(cases: Sequence[Case]) -> str:
     """One line per case and layout: verdict, suite, case, size, layout."""
     rows = [('result', 'suite', 'case', 'size', 'mss delta', 'layout')]
     for case in cases:
+        # A case without layout lines (a sweep group) shows what it said.
         layouts = case.layouts or [None]
         for i, layout in enumerate(layouts):
             size = str(case.sizes[i]) if i < len(case.sizes) else '-'
@@ -52,8 +53,8 @@ def layout_table(cases: Sequence[Case]) -> str:
             rows.append((case.status.upper() if first else '',
                          case.suite if first else '',
                          case.name if first else '', size, delta,
-                         '(no layout line)' if layout is None
-                         else packetdrill(layout)))
+                         packetdrill(layout) if layout is not None
+                         else (case.diagnostics or ['(no layout line)'])[0]))
     widths = [max(len(row[i]) for row in rows) for i in range(5)]
     lines = []
     for row in rows:
