@@ -8,8 +8,8 @@ import unittest
 from dataclasses import dataclass
 from typing import List, Optional
 
-from . import (bisect_demo, bisectable, bloat, checkpatch, deps, kernel,
-               ktap, mutants, worktree)
+from . import (bisect_demo, bisectable, bloat, checkpatch, deps, dissect,
+               kernel, ktap, layouts, mutants, worktree)
 from .errors import HarnessError
 from .expected import expected_cases
 from .report import Verdict, failure_details, judge, layout_table, summary
@@ -128,6 +128,54 @@ def cmd_mutants(settings: Settings, quick: bool = False) -> int:
         return 0 if mutants_step(settings, Tally()) else 1
 
 
+def last_run(settings: Settings) -> ktap.Run:
+    log = settings.build_dir / 'test.log'
+    if not log.is_file():
+        raise HarnessError(f'no KUnit log at {log}: the KUnit step failed')
+    with open(log, errors='replace') as lines:
+        return ktap.parse(lines)
+
+
+def layouts_step(settings: Settings, tally: Tally) -> None:
+    """docs/layouts/<tree>.md is golden: any layout change is a diff."""
+    problems = layouts.check_golden(last_run(settings), settings.tree,
+                                    layouts.DOCS_DIR)
+    for block in problems:
+        print(block)
+    if problems:
+        print(f'FAIL docs/layouts/{settings.tree}.md: {len(problems)} '
+              'differences; review them, then ./run.sh layouts --update')
+    else:
+        print(f'PASS docs/layouts/{settings.tree}.md and its pictures match '
+              'the kernel')
+    tally.add(not problems)
+
+
+def tshark_step(settings: Settings, tally: Tally) -> None:
+    run = last_run(settings)
+    problems = dissect.check_with_tshark(run)
+    checked = len([row for row in layouts.rows(run) if row.layout is not None])
+    for problem in problems:
+        print(f'FAIL {problem}')
+    print(f'{"PASS" if not problems else "FAIL"} tshark decoded {checked} '
+          f'layouts: {len(problems)} disagreements')
+    tally.add(not problems)
+
+
+def cmd_layouts(settings: Settings, update: bool = False) -> int:
+    with worktree.locked(settings):
+        verdict = kunit_step(settings)
+        if update:
+            written = layouts.write_layouts(last_run(settings), settings.tree,
+                                            layouts.DOCS_DIR)
+            print(f'wrote {len(written)} files under {layouts.DOCS_DIR}')
+            return 0 if verdict.ok else 1
+        tally = Tally()
+        heading(f'docs/layouts/{settings.tree}.md against the kernel')
+        layouts_step(settings, tally)
+    return 0 if verdict.ok and not tally.failed else 1
+
+
 def cmd_run(settings: Settings, quick: bool = False) -> int:
     with worktree.locked(settings):
         verdict = kunit_step(settings)
@@ -156,6 +204,10 @@ def cmd_test(settings: Settings, quick: bool = False) -> int:
         ('host tool unit tests', lambda: unit_test_step(tally)),
         (f'KUnit suites in QEMU ({settings.package})',
          lambda: kunit_test_step(settings, tally)),
+        (f'docs/layouts/{settings.tree}.md is golden',
+         lambda: layouts_step(settings, tally)),
+        ('tshark decodes every layout the same way',
+         lambda: tshark_step(settings, tally)),
         ('zero-delta check: tcp_output.o with '
          'CONFIG_TCP_OPTIONS_KUNIT_TEST=n, pristine vs patched',
          lambda: bloat_step(settings, tally)),
@@ -188,7 +240,7 @@ def kunit_test_step(settings: Settings, tally: Tally) -> None:
 
 
 COMMANDS = {'run': cmd_run, 'test': cmd_test, 'mutants': cmd_mutants,
-            'bisect-demo': cmd_bisect_demo}
+            'bisect-demo': cmd_bisect_demo, 'layouts': cmd_layouts}
 
 
 def parse_args(argv: List[str]) -> argparse.Namespace:
@@ -206,9 +258,13 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
                         'bisectability, mutants, bisect demo); mutants: the '
                         'kill matrix of kernel-patches/regressions/; '
                         'bisect-demo: git bisect run tools/bisect-layout on a '
-                        'synthetic history')
+                        'synthetic history; layouts: check docs/layouts/ '
+                        'against this run (--update rewrites it)')
     parser.add_argument('--quick', action='store_true',
                         help='test: skip the bisect demonstration')
+    parser.add_argument('--update', action='store_true',
+                        help='layouts: rewrite docs/layouts/<tree>.md and '
+                        'its pictures from this run')
     return parser.parse_args(argv)
 
 
@@ -217,6 +273,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         settings = Settings.create(args.tree)
         deps.ensure_packages(deps.required_packages(settings.package))
+        if args.update and args.command != 'layouts':
+            raise HarnessError('--update only applies to ./run.sh layouts')
+        if args.command == 'layouts':
+            return cmd_layouts(settings, update=args.update)
         return COMMANDS[args.command](settings, quick=args.quick)
     except HarnessError as error:
         print(f'run.sh: error: {error}', file=sys.stderr)

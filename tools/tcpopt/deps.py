@@ -16,6 +16,7 @@ BASE_PACKAGES = [
     'gcc', 'make', 'flex', 'bison', 'bc', 'libelf-dev', 'libssl-dev',
     'python3', 'patch', 'xz-utils', 'ccache',
     'python3-ply', 'python3-git',   # scripts/spdxcheck.py under checkpatch
+    'tshark',                       # independent decoding of the layouts
 ]
 
 

@@ -19,7 +19,7 @@ DIAG = re.compile(r'^ *# (?P<text>.*)$')
 LAYOUT = re.compile(r'^layout: (?P<layout>.*) \((?P<size>\d+) bytes\)$')
 MSS_DELTA = re.compile(r'^mss delta: (?P<delta>-?\d+)$')
 INPUT = re.compile(r'^input: (?P<fields>.*)$')
-WORDS = re.compile(r'^words: (?P<words>[0-9a-f ]*)$')
+WORDS = re.compile(r'^words:\s*(?P<words>[0-9a-f ]*)$')
 SWEEP = re.compile(r'^sweep: (?P<fields>.*)$')
 # What a dying kernel prints instead of finishing its KTAP.
 CRASH = re.compile(r'(Kernel panic|BUG:|Oops|general protection fault|'

@@ -52,7 +52,8 @@ class ParseArgsTest(unittest.TestCase):
 
     def test_every_command_has_a_handler(self) -> None:
         self.assertEqual(sorted(cli.COMMANDS),
-                         ['bisect-demo', 'mutants', 'run', 'test'])
+                         ['bisect-demo', 'layouts', 'mutants', 'run',
+                          'test'])
 
 
 if __name__ == '__main__':

@@ -1,0 +1,389 @@
+"""Decode every layout a second time with Wireshark's TCP dissector.
+
+The kernel decodes its own bytes into the '# layout:' text; tshark is an
+implementation that shares no code with Linux. Each layout's words go into a
+synthetic Ethernet/IPv4/TCP frame, all frames into one classic pcap, and
+tshark's PDML tree is compared option by option with the layout text.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import struct
+import subprocess
+import tempfile
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import List, Optional, Sequence, Tuple
+
+from .errors import HarnessError
+from .ktap import Run
+from .layouts import Row, rows
+
+TSHARK_PACKAGE = 'tshark'
+
+# Documentation addresses (RFC 5737) and locally administered MACs.
+CLIENT = (bytes([192, 0, 2, 1]), 40000, bytes.fromhex('020000000001'))
+SERVER = (bytes([192, 0, 2, 2]), 80, bytes.fromhex('020000000002'))
+CLIENT_ISN = 1000
+SERVER_ISN = 5000
+# Established ACK number: above the test's D-SACK block (256:512), below its
+# SACK blocks (4096 and up), so a D-SACK reads as one (RFC 2883 section 4).
+EST_ACK = 2048
+
+FOEXP_MAGIC = 0xf989
+TCP_SYN = 0x02
+TCP_ACK = 0x10
+
+PCAP_MAGIC = 0xa1b2c3d4
+LINKTYPE_ETHERNET = 1
+SNAPLEN = 65535
+
+# Expert severities as PDML prints them (epan/proto.h PI_*).
+PI_WARN = 0x00600000                # and PI_ERROR above it
+PI_MALFORMED = 0x07000000           # expert groups
+PI_PROTOCOL = 0x09000000
+
+# tshark preferences: absolute SACK edges, no checks that need a whole
+# connection, and verify the checksums this module computes.
+TSHARK_PREFS = ('tcp.relative_sequence_numbers:FALSE',
+                'tcp.analyze_sequence_numbers:FALSE',
+                'tcp.calculate_timestamps:FALSE',
+                'tcp.check_checksum:TRUE',
+                'ip.check_checksum:TRUE')
+
+
+@dataclass(frozen=True)
+class Packet:
+    """One option area and the packet kind that carries it."""
+
+    name: str                      # case name, '-2' for a second layout
+    options: bytes
+    kind: str = 'established'      # 'syn', 'synack' or 'established'
+
+
+@dataclass
+class Option:
+    """One option, as the layout text or tshark describes it."""
+
+    kind: int
+    values: Tuple = ()
+
+    def describe(self) -> str:
+        """Values as the layout text writes them: '4096:8192 12288:16384'."""
+        return ' '.join(':'.join(map(str, value)) if isinstance(value, tuple)
+                        else str(value) for value in self.values) or '-'
+
+
+NAMES = {0: 'EOL', 1: 'NOP', 2: 'MSS', 3: 'WS', 4: 'SACK_PERM', 5: 'SACK',
+         8: 'TS', 19: 'MD5', 34: 'FO', 254: 'FOEXP'}
+
+
+# --- frames and pcap -------------------------------------------------------
+
+def checksum(data: bytes) -> int:
+    """The Internet checksum (RFC 1071) of data, odd length padded."""
+    if len(data) % 2:
+        data += b'\0'
+    total = sum(struct.unpack(f'!{len(data) // 2}H', data))
+    while total >> 16:
+        total = (total & 0xffff) + (total >> 16)
+    return ~total & 0xffff
+
+
+def _endpoints(kind: str, port: int = 0) -> Tuple[tuple, tuple, int, int,
+                                                 int]:
+    """Source, destination, seq, ack and flags for a packet kind; port
+    moves the client port so every frame is a conversation of its own."""
+    client = (CLIENT[0], CLIENT[1] + port, CLIENT[2])
+    if kind == 'syn':
+        return client, SERVER, CLIENT_ISN, 0, TCP_SYN
+    if kind == 'synack':
+        return SERVER, client, SERVER_ISN, CLIENT_ISN + 1, TCP_SYN | TCP_ACK
+    if kind == 'established':
+        return client, SERVER, CLIENT_ISN + 1, EST_ACK, TCP_ACK
+    raise ValueError(f'unknown packet kind {kind!r}')
+
+
+def tcp_segment(packet: Packet, port: int = 0) -> bytes:
+    """TCP header plus options, checksummed over the IPv4 pseudo-header."""
+    if len(packet.options) % 4 or len(packet.options) > 40:
+        raise ValueError(f'{packet.name}: option area of '
+                         f'{len(packet.options)} bytes cannot be a TCP header')
+    src, dst, seq, ack, flags = _endpoints(packet.kind, port)
+    offset = (5 + len(packet.options) // 4) << 12
+    header = struct.pack('!HHIIHHHH', src[1], dst[1], seq, ack,
+                         offset | flags, 65535, 0, 0) + packet.options
+    pseudo = src[0] + dst[0] + struct.pack('!BBH', 0, 6, len(header))
+    return header[:16] + struct.pack('!H', checksum(pseudo + header)) + \
+        header[18:]
+
+
+def ipv4_packet(packet: Packet, number: int = 0) -> bytes:
+    src, dst = _endpoints(packet.kind, number)[:2]
+    segment = tcp_segment(packet, number)
+    header = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(segment), number,
+                         0x4000, 64, 6, 0, src[0], dst[0])
+    header = header[:10] + struct.pack('!H', checksum(header)) + header[12:]
+    return header + segment
+
+
+def ethernet_frame(packet: Packet, number: int = 0) -> bytes:
+    src, dst = _endpoints(packet.kind, number)[:2]
+    return dst[2] + src[2] + b'\x08\x00' + ipv4_packet(packet, number)
+
+
+def write_pcap(packets: Sequence[Packet], path: Path) -> None:
+    """Classic little-endian libpcap, Ethernet, one frame per packet."""
+    out = [struct.pack('<IHHiIII', PCAP_MAGIC, 2, 4, 0, 0, SNAPLEN,
+                       LINKTYPE_ETHERNET)]
+    for number, packet in enumerate(packets):
+        frame = ethernet_frame(packet, number)
+        # Timestamps count frames: the file stays byte-identical.
+        out.append(struct.pack('<IIII', 0, number, len(frame), len(frame)))
+        out.append(frame)
+    Path(path).write_bytes(b''.join(out))
+
+
+# --- the layout text --------------------------------------------------------
+
+LAYOUT_ITEMS = [
+    (re.compile(r'^nop$'), lambda m: Option(1)),
+    (re.compile(r'^mss (\d+)$'), lambda m: Option(2, (int(m[1]),))),
+    (re.compile(r'^wscale (\d+)$'), lambda m: Option(3, (int(m[1]),))),
+    (re.compile(r'^sackOK$'), lambda m: Option(4)),
+    (re.compile(r'^TS val (\d+) ecr (\d+)$'),
+     lambda m: Option(8, (int(m[1]), int(m[2])))),
+    (re.compile(r'^sack((?: \d+:\d+)*)$'),
+     lambda m: Option(5, tuple(tuple(int(x) for x in edge.split(':'))
+                               for edge in m[1].split()))),
+    (re.compile(r'^md5$'), lambda m: Option(19)),
+    (re.compile(r'^FO ?([0-9a-f]*)$'), lambda m: Option(34, (m[1],))),
+    (re.compile(r'^FOEXP ?([0-9a-f]*)$'), lambda m: Option(254, (m[1],))),
+]
+
+
+def parse_layout(text: str) -> List[Option]:
+    """'mss 1460,nop,wscale 7' -> options; ValueError on unknown items."""
+    options = []
+    for item in (part.strip() for part in text.split(',')
+                 if text.strip()):
+        for pattern, build in LAYOUT_ITEMS:
+            match = pattern.match(item)
+            if match:
+                options.append(build(match))
+                break
+        else:
+            raise ValueError(f'unknown layout item {item!r}')
+    return options
+
+
+# --- tshark -----------------------------------------------------------------
+
+@dataclass
+class Dissection:
+    """What tshark made of one frame."""
+
+    options: List[Option] = field(default_factory=list)
+    option_bytes: str = ''           # hex of tcp.options as tshark saw it
+    header_length: int = 0
+    experts: List[Tuple[int, int, str]] = field(default_factory=list)
+    invalid: List[str] = field(default_factory=list)   # '*.invalid' fields
+    bad_checksums: List[str] = field(default_factory=list)
+
+
+def find_tshark() -> str:
+    path = shutil.which('tshark')
+    if not path:
+        raise HarnessError('tshark is not installed: install the Debian '
+                           f"package '{TSHARK_PACKAGE}' (apt-get install "
+                           f'{TSHARK_PACKAGE})')
+    return path
+
+
+def run_tshark(pcap: Path, config_dir: Path) -> List[Dissection]:
+    """tshark's PDML of every frame, reduced to what the checks need."""
+    command = [find_tshark(), '-n', '-r', str(pcap), '-T', 'pdml']
+    for pref in TSHARK_PREFS:
+        command += ['-o', pref]
+    # An empty config dir: the user's own preferences cannot change the
+    # decoding.
+    env = {'PATH': '/usr/bin:/bin', 'WIRESHARK_CONFIG_DIR': str(config_dir),
+           'HOME': str(config_dir)}
+    result = subprocess.run(command, capture_output=True, text=True, env=env,
+                            check=False)
+    if result.returncode:
+        raise HarnessError(f'tshark failed ({result.returncode}): '
+                           f'{result.stderr.strip()}')
+    root = ET.fromstring(result.stdout)
+    return [_dissection(packet) for packet in root.iter('packet')]
+
+
+def _fields(element: ET.Element, name: str) -> List[ET.Element]:
+    return [child for child in element.iter('field')
+            if child.get('name') == name]
+
+
+def _show(element: ET.Element, name: str) -> Optional[str]:
+    found = _fields(element, name)
+    return found[0].get('show') if found else None
+
+
+def _dissection(packet: ET.Element) -> Dissection:
+    seen = Dissection()
+    for element in packet.iter('field'):
+        name = element.get('name', '')
+        if name == '_ws.expert':
+            seen.experts.append((int(_show(element, '_ws.expert.severity')
+                                     or 0),
+                                 int(_show(element, '_ws.expert.group') or 0),
+                                 _show(element, '_ws.expert.message') or ''))
+        elif name.endswith('.invalid'):
+            seen.invalid.append(element.get('showname') or name)
+        elif name in ('ip.checksum.status', 'tcp.checksum.status') and \
+                element.get('show') != '1':
+            seen.bad_checksums.append(element.get('showname') or name)
+        elif name == 'tcp.hdr_len':
+            seen.header_length = int(element.get('show') or 0)
+        elif name == 'tcp.options' and not seen.option_bytes:
+            seen.option_bytes = element.get('value') or ''
+            seen.options = [_option(child) for child in element
+                            if child.get('name', '').startswith(
+                                'tcp.options.')]
+    for proto in packet.iter('proto'):
+        if proto.get('name') == '_ws.malformed':
+            seen.invalid.append(proto.get('showname') or 'malformed packet')
+    return seen
+
+
+def _option(element: ET.Element) -> Option:
+    """One child of tcp.options: kind from tcp.option_kind, values by kind."""
+    kind = int(_show(element, 'tcp.option_kind') or -1)
+    if kind == 2:
+        return Option(2, (int(_show(element, 'tcp.options.mss_val') or -1),))
+    if kind == 3:
+        return Option(3, (int(_show(element, 'tcp.options.wscale.shift')
+                              or -1),))
+    if kind == 8:
+        return Option(8, (int(_show(element, 'tcp.options.timestamp.tsval')
+                              or -1),
+                          int(_show(element, 'tcp.options.timestamp.tsecr')
+                              or -1)))
+    if kind == 5:
+        left = [int(e.get('show')) for e in
+                _fields(element, 'tcp.options.sack_le')]
+        right = [int(e.get('show')) for e in
+                 _fields(element, 'tcp.options.sack_re')]
+        return Option(5, tuple(zip(left, right)))
+    if kind in (34, 254):
+        return Option(kind, _cookie(element))
+    return Option(kind)
+
+
+def _cookie(element: ET.Element) -> Tuple:
+    """Fast Open cookie as hex, '' for a request; kind 254 names its
+    experiment when it is not Fast Open."""
+    if element.get('name') == 'tcp.options.experimental':
+        exid = _show(element, 'tcp.options.experimental.exid') or '?'
+        if exid != f'0x{FOEXP_MAGIC:04x}':
+            return (f'experiment {exid}',)
+    cookie = _fields(element, 'tcp.options.tfo.cookie')
+    if cookie:
+        return (cookie[0].get('value') or '',)
+    return ('',) if _fields(element, 'tcp.options.tfo.request') else \
+        ('(no cookie field)',)
+
+
+# --- comparison -------------------------------------------------------------
+
+def _dsack_expected(expected: List[Option]) -> bool:
+    """tshark calls the first SACK block a D-SACK when it lies below the
+    ACK number; the established frames ACK EST_ACK."""
+    blocks = [opt.values for opt in expected if opt.kind == 5 and opt.values]
+    return bool(blocks) and blocks[0][0][1] <= EST_ACK
+
+
+def _expert_problems(seen: Dissection, expected: List[Option]) -> List[str]:
+    problems = [f'tshark: {text}' for text in seen.invalid]
+    problems += [f'tshark: {text}' for text in seen.bad_checksums]
+    for severity, group, message in seen.experts:
+        if message in seen.invalid or (message == 'D-SACK Sequence' and
+                                       _dsack_expected(expected)):
+            continue
+        if severity >= PI_WARN or group in (PI_MALFORMED, PI_PROTOCOL):
+            problems.append(f'tshark expert info: {message}')
+    return problems
+
+
+def compare(expected: List[Option], options: bytes,
+            seen: Dissection) -> List[str]:
+    """Differences between the layout text and tshark's reading."""
+    problems = _expert_problems(seen, expected)
+    if seen.option_bytes != options.hex():
+        problems.append(f'tshark saw option bytes {seen.option_bytes!r}, '
+                        f'the frame carries {options.hex()!r}')
+    if seen.header_length != 20 + len(options):
+        problems.append(f'tshark saw a {seen.header_length}-byte header, '
+                        f'expected {20 + len(options)}')
+    want = [NAMES.get(opt.kind, str(opt.kind)) for opt in expected]
+    got = [NAMES.get(opt.kind, str(opt.kind)) for opt in seen.options]
+    if want != got:
+        problems.append(f'option kinds: layout {" ".join(want) or "(none)"}'
+                        f', tshark {" ".join(got) or "(none)"}')
+        return problems
+    for index, (mine, theirs) in enumerate(zip(expected, seen.options)):
+        if mine.values != theirs.values:
+            problems.append(f'option {index + 1} ({want[index]}): layout '
+                            f'{mine.describe()}, tshark {theirs.describe()}')
+    return problems
+
+
+def check_packets(items: Sequence[Tuple[Packet, str]]) -> List[str]:
+    """Dissect every packet; compare each with its layout text."""
+    if not items:
+        return []
+    with tempfile.TemporaryDirectory(prefix='tcpopt-tshark-') as tmp:
+        pcap = Path(tmp) / 'layouts.pcap'
+        write_pcap([packet for packet, _ in items], pcap)
+        config = Path(tmp) / 'config'
+        config.mkdir()
+        seen = run_tshark(pcap, config)
+    if len(seen) != len(items):
+        return [f'tshark read {len(seen)} frames, the pcap has {len(items)}']
+    problems = []
+    for (packet, layout), dissection in zip(items, seen):
+        try:
+            expected = parse_layout(layout)
+        except ValueError as error:
+            problems.append(f'{packet.name}: {error}')
+            continue
+        problems += [f'{packet.name}: {text}'
+                     for text in compare(expected, packet.options,
+                                         dissection)]
+    return problems
+
+
+def _kind(row: Row) -> str:
+    """The packet kind from the row's inputs; without them, MSS means a
+    SYN (only SYNs carry MSS in these suites)."""
+    kind = row.inputs.get('kind')
+    if kind:
+        return kind
+    return 'syn' if re.search(r'(^|,)mss ', row.layout or '') else \
+        'established'
+
+
+def check_with_tshark(run: Run) -> List[str]:
+    """Problems where tshark and the layout lines disagree; [] if none."""
+    find_tshark()
+    items, problems = [], []
+    for row in rows(run):
+        if row.layout is None:
+            continue
+        if row.words is None:
+            problems.append(f'{row.stem}: no "# words:" line to dissect')
+            continue
+        items.append((Packet(row.stem, row.data, _kind(row)), row.layout))
+    return problems + check_packets(items)
