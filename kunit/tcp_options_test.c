@@ -30,7 +30,18 @@
 /* The writer leaves the 16 MD5 hash bytes for tcp_v4_md5_hash_hdr(). */
 #define MD5_HASH_UNTOUCHED	0xa5a5a5a5
 #define MD5_OPTION		0x01011312	/* nop,nop,kind 19,len 18 */
+#define TCP_OPT_KIND_AO		29		/* RFC 5925 */
 
+/*
+ * TCP-AO (RFC 5925): kind 29, length 4 + MAC, then the KeyID the segment
+ * is signed with and the RNextKeyID the sender wants next. A socket's
+ * keys, and a request's, carry different IDs so that a swap shows.
+ */
+#define AO_SNDID		0x07
+#define AO_RNEXT		0x09
+#define AO_REQ_KEYID		0x03
+#define AO_REQ_RNEXT		0x04
+#define AO_MAC_UNTOUCHED	0xa5a5a5a5
 /* Timestamp values the test feeds each packet kind with. */
 #define SYN_TSVAL		1
 #define SYN_TSECR		0
@@ -82,6 +93,7 @@ struct tcp_opt_input {
 	u8 fo_len;		/* Fast Open cookie length */
 	u8 num_sacks;		/* SACK blocks queued (established) */
 	bool dsack;		/* a D-SACK block is queued (established) */
+	u8 ao_maclen;		/* TCP-AO key with this MAC length, 0: none */
 };
 
 struct tcp_opt_expect {
@@ -104,6 +116,8 @@ struct tcp_opt_seen {
 	u32 tsval, tsecr;
 	int sack_off;			/* offset of SACK kind from th, or -1 */
 	int md5_off;			/* offset of MD5 hash from th, or -1 */
+	int ao_off;			/* offset of TCP-AO kind from th, or -1 */
+	int ao_maclen;
 	int sack_blocks;
 	int fo_len;			/* -1 when absent */
 	bool fo_exp;
@@ -117,7 +131,13 @@ struct tcp_opt_env {
 	struct sk_buff *skb;
 	struct tcp_fastopen_request fo_req;
 	struct tcp_md5sig_info *md5_info;
+	struct tcp_opt_key key;
 	bool md5_key_enabled;
+#ifdef TCP_OPT_HAVE_AO
+	struct tcp_ao_info *ao_info;
+	struct tcp_ao_key *ao_key, *ao_rnext;
+	bool ao_key_enabled;
+#endif
 	/* TCP header, option space and canary, as the writer sees them. */
 	u8 buf[sizeof(struct tcphdr) + MAX_TCP_OPTION_SPACE +
 	       TCP_OPT_CANARY_LEN] __aligned(4);
@@ -417,6 +437,127 @@ static const struct tcp_opt_case tcp_opt_md5_cases[] = {
 };
 
 /*
+ * TCP-AO (RFC 5925, Linux 6.7+): kind 29 with the KeyID and RNextKeyID,
+ * then the MAC, padded with NOPs to 32 bits when its length is not a
+ * multiple of 4 (the writer leaves the MAC itself to tcp_ao_hash_hdr()).
+ * Unlike MD5, AO keeps TS on a SYN; a SYN-ACK drops TS when SACK is on.
+ * The established socket's TS is counted in tcp_header_len, AO is not.
+ */
+#define AO_SYN_IN(_maclen)						\
+	{ .pkt = TCP_OPT_SYN, .ts = 1, .sack = 1, .ws = 1, .mss = 1460,	\
+	  .wscale = 7, .ao_maclen = (_maclen) }
+
+static const struct tcp_opt_case tcp_opt_ao_cases[] = {
+	{
+		/* <AO keyid 7 rnext 9 mac 4,mss 1460,sackOK,TS ...,nop,ws 7> */
+		.name = "ao_syn_mac4_keeps_ts",
+		.in = AO_SYN_IN(4),
+		.out = { .size = 28, .words = {
+			0x1d080709, AO_MAC_UNTOUCHED, 0x020405b4, 0x0402080a,
+			SYN_TSVAL, SYN_TSECR, 0x01030307 } },
+	},
+	{
+		/* 4 + 10 bytes: the last MAC word ends in two NOPs. */
+		.name = "ao_syn_mac10_nop_padded",
+		.in = AO_SYN_IN(10),
+		.out = { .size = 36, .words = {
+			0x1d0e0709, AO_MAC_UNTOUCHED, AO_MAC_UNTOUCHED,
+			0x01010101, 0x020405b4, 0x0402080a, SYN_TSVAL,
+			SYN_TSECR, 0x01030307 } },
+	},
+	{
+		.name = "ao_syn_mac12",
+		.in = AO_SYN_IN(12),
+		.out = { .size = 36, .words = {
+			0x1d100709, AO_MAC_UNTOUCHED, AO_MAC_UNTOUCHED,
+			AO_MAC_UNTOUCHED, 0x020405b4, 0x0402080a, SYN_TSVAL,
+			SYN_TSECR, 0x01030307 } },
+	},
+	{
+		/* 20 + 4 + 12 + 4: the option space is full. */
+		.name = "ao_syn_mac16_full",
+		.in = AO_SYN_IN(16),
+		.out = { .size = 40, .words = {
+			0x1d140709, AO_MAC_UNTOUCHED, AO_MAC_UNTOUCHED,
+			AO_MAC_UNTOUCHED, AO_MAC_UNTOUCHED, 0x020405b4,
+			0x0402080a, SYN_TSVAL, SYN_TSECR, 0x01030307 } },
+	},
+	{
+		/* The request's KeyID and RNextKeyID, not the socket's. */
+		.name = "ao_synack_sack_drops_ts",
+		.in = { .pkt = TCP_OPT_SYNACK, .ts = 1, .sack = 1, .ws = 1,
+			.mss = 1440, .wscale = 9, .ao_maclen = 12 },
+		.out = { .size = 28, .words = {
+			0x1d100304, AO_MAC_UNTOUCHED, AO_MAC_UNTOUCHED,
+			AO_MAC_UNTOUCHED, 0x020405a0, 0x01010402,
+			0x01030309 } },
+	},
+	{
+		.name = "ao_synack_no_sack_keeps_ts",
+		.in = { .pkt = TCP_OPT_SYNACK, .ts = 1, .ws = 1, .mss = 1440,
+			.wscale = 9, .ao_maclen = 12 },
+		.out = { .size = 36, .words = {
+			0x1d100304, AO_MAC_UNTOUCHED, AO_MAC_UNTOUCHED,
+			AO_MAC_UNTOUCHED, 0x020405a0, 0x0101080a,
+			SYNACK_TSVAL, SYNACK_TSECR, 0x01030309 } },
+	},
+	{
+		.name = "ao_est_no_ts_mac4",
+		.in = { .pkt = TCP_OPT_ESTABLISHED, .ao_maclen = 4 },
+		.out = { .size = 8, .mss_delta = 8, .words = {
+			0x1d080709, AO_MAC_UNTOUCHED } },
+	},
+	{
+		/*
+		 * 8 (AO) + 12 (TS) leave 20 bytes: (20 - 4) / 8 = 2 blocks
+		 * of the 3 queued. 20 is not a multiple of 8, so dividing
+		 * the wrong quantity shows.
+		 */
+		.name = "ao_est_ts_mac4_3_sacks_truncated",
+		.in = { .pkt = TCP_OPT_ESTABLISHED, .ts = 1, .num_sacks = 3,
+			.ao_maclen = 4 },
+		.out = { .size = 40, .mss_delta = 28, .words = {
+			0x1d080709, AO_MAC_UNTOUCHED, 0x0101080a, EST_TSVAL,
+			EST_TSECR, 0x01010512, SACK1_START, SACK1_END,
+			SACK2_START, SACK2_END } },
+	},
+	{
+		/* 16 + 12 leave 12: one block; the D-SACK goes first. */
+		.name = "ao_est_ts_mac10_dsack_truncated",
+		.in = { .pkt = TCP_OPT_ESTABLISHED, .ts = 1, .num_sacks = 2,
+			.dsack = 1, .ao_maclen = 10 },
+		.out = { .size = 40, .mss_delta = 28, .words = {
+			0x1d0e0709, AO_MAC_UNTOUCHED, AO_MAC_UNTOUCHED,
+			0x01010101, 0x0101080a, EST_TSVAL, EST_TSECR,
+			0x0101050a, DSACK_START, DSACK_END } },
+	},
+	{
+		/* 20 + 12 leave 8, less than one block needs: no SACK. */
+		.name = "ao_est_ts_mac16_no_room_for_sack",
+		.in = { .pkt = TCP_OPT_ESTABLISHED, .ts = 1, .num_sacks = 1,
+			.ao_maclen = 16 },
+		.out = { .size = 32, .mss_delta = 20, .words = {
+			0x1d140709, AO_MAC_UNTOUCHED, AO_MAC_UNTOUCHED,
+			AO_MAC_UNTOUCHED, AO_MAC_UNTOUCHED, 0x0101080a,
+			EST_TSVAL, EST_TSECR } },
+	},
+	{
+		/*
+		 * MD5 and AO are exclusive: with both configured on the
+		 * socket, tcp_get_current_key() picks AO and no MD5 option
+		 * is written.
+		 */
+		.name = "ao_and_md5_configured_ao_wins",
+		.in = { .pkt = TCP_OPT_ESTABLISHED, .ts = 1, .md5 = 1,
+			.ao_maclen = 12 },
+		.out = { .size = 28, .mss_delta = 16, .words = {
+			0x1d100709, AO_MAC_UNTOUCHED, AO_MAC_UNTOUCHED,
+			AO_MAC_UNTOUCHED, 0x0101080a, EST_TSVAL,
+			EST_TSECR } },
+	},
+};
+
+/*
  * Fast Open cookies (RFC 7413 kind 34, RFC 6994 kind 254 + 0xF989) after
  * the full 20-byte SYN <mss 1460,sackOK,TS val 1 ecr 0,nop,wscale 7>,
  * cookie bytes c0 c1 c2 ..., NOP padding up to the next 4-byte boundary.
@@ -565,7 +706,7 @@ static const struct tcp_opt_case tcp_opt_fastopen_cases[] = {
  * Established segments: SACK blocks after TS, truncated to what is left of
  * the 40 bytes (RFC 2018 section 3: at most 3 blocks next to TS, 4 alone).
  * mss_delta is what tcp_current_mss() takes off mss_cache, which was sized
- * for tcp_header_len (TS and, on this tree, MD5).
+ * for tcp_header_len: TS, and MD5 before 6.7 (MD5_MSS_COST, compat header).
  */
 #define EST_IN(_ts, _sacks, _dsack)					\
 	{ .pkt = TCP_OPT_ESTABLISHED, .ts = (_ts), .num_sacks = (_sacks),	\
@@ -680,7 +821,7 @@ static const struct tcp_opt_case tcp_opt_established_cases[] = {
 		/* <nop,nop,md5,nop,nop,TS val 3 ecr 2> */
 		.name = "est_md5_ts_0_sacks",
 		.in = { .pkt = TCP_OPT_ESTABLISHED, .md5 = 1, .ts = 1 },
-		.out = { .size = 32, .words = { MD5_OPTION,
+		.out = { .size = 32, .mss_delta = MD5_MSS_COST, .words = { MD5_OPTION,
 			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
 			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
 			0x0101080a, EST_TSVAL, EST_TSECR } },
@@ -695,7 +836,7 @@ static const struct tcp_opt_case tcp_opt_established_cases[] = {
 		.name = "est_md5_ts_1_sack_no_room",
 		.in = { .pkt = TCP_OPT_ESTABLISHED, .md5 = 1, .ts = 1,
 			.num_sacks = 1 },
-		.out = { .size = 32, .words = { MD5_OPTION,
+		.out = { .size = 32, .mss_delta = MD5_MSS_COST, .words = { MD5_OPTION,
 			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
 			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
 			0x0101080a, EST_TSVAL, EST_TSECR } },
@@ -703,7 +844,8 @@ static const struct tcp_opt_case tcp_opt_established_cases[] = {
 	{
 		.name = "est_md5_nots_2_sacks",
 		.in = { .pkt = TCP_OPT_ESTABLISHED, .md5 = 1, .num_sacks = 2 },
-		.out = { .size = 40, .mss_delta = 20, .words = { MD5_OPTION,
+		.out = { .size = 40, .mss_delta = 20 + MD5_MSS_COST,
+			 .words = { MD5_OPTION,
 			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
 			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED, 0x01010512,
 			SACK1_START, SACK1_END, SACK2_START, SACK2_END } },
@@ -711,7 +853,8 @@ static const struct tcp_opt_case tcp_opt_established_cases[] = {
 	{
 		.name = "est_md5_nots_3_sacks_truncated",
 		.in = { .pkt = TCP_OPT_ESTABLISHED, .md5 = 1, .num_sacks = 3 },
-		.out = { .size = 40, .mss_delta = 20, .words = { MD5_OPTION,
+		.out = { .size = 40, .mss_delta = 20 + MD5_MSS_COST,
+			 .words = { MD5_OPTION,
 			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
 			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED, 0x01010512,
 			SACK1_START, SACK1_END, SACK2_START, SACK2_END } },
@@ -751,7 +894,11 @@ static void tcp_opt_test_exit(struct kunit *test)
 	struct tcp_opt_env *env = test->priv;
 
 	if (env && env->md5_key_enabled)
-		static_branch_dec(&tcp_md5_needed);
+		tcp_opt_md5_needed_dec();
+#endif
+#ifdef TCP_OPT_HAVE_AO
+	if (env && env->ao_key_enabled)
+		static_branch_dec(&tcp_ao_needed.key);
 #endif
 }
 
@@ -765,10 +912,45 @@ static bool tcp_opt_setup_md5(struct kunit *test, struct tcp_opt_env *env)
 		return false;
 	/* What tcp_md5_do_add() does when the first key is configured. */
 	if (!env->md5_key_enabled)
-		static_branch_inc(&tcp_md5_needed);
+		tcp_opt_md5_needed_inc();
 	env->md5_key_enabled = true;
 	rcu_assign_pointer(env->tp->md5sig_info, env->md5_info);
 	env->tp->af_specific = &tcp_opt_test_af_ops;
+	return true;
+#else
+	return false;
+#endif
+}
+
+/*
+ * A socket with one TCP-AO key in use and an RNext key, as the AO
+ * setsockopt()s leave it; the request sock gets its own KeyIDs.
+ */
+static bool tcp_opt_setup_ao(struct kunit *test, struct tcp_opt_env *env,
+			     const struct tcp_opt_input *in)
+{
+#ifdef TCP_OPT_HAVE_AO
+	if (!env->ao_info) {
+		env->ao_info = kunit_kzalloc(test, sizeof(*env->ao_info),
+					     GFP_KERNEL);
+		env->ao_key = kunit_kzalloc(test, sizeof(*env->ao_key),
+					    GFP_KERNEL);
+		env->ao_rnext = kunit_kzalloc(test, sizeof(*env->ao_rnext),
+					      GFP_KERNEL);
+		if (!env->ao_info || !env->ao_key || !env->ao_rnext)
+			return false;
+	}
+	env->ao_key->maclen = in->ao_maclen;
+	env->ao_key->sndid = AO_SNDID;
+	env->ao_rnext->rcvid = AO_RNEXT;
+	env->ao_info->current_key = env->ao_key;
+	env->ao_info->rnext_key = env->ao_rnext;
+	rcu_assign_pointer(env->tp->ao_info, env->ao_info);
+	env->treq->ao_keyid = AO_REQ_KEYID;
+	env->treq->ao_rcv_next = AO_REQ_RNEXT;
+	if (!env->ao_key_enabled)
+		static_branch_inc(&tcp_ao_needed.key);
+	env->ao_key_enabled = true;
 	return true;
 #else
 	return false;
@@ -795,7 +977,9 @@ static void tcp_opt_setup(struct kunit *test, struct tcp_opt_env *env,
 	u32 tsval = SYN_TSVAL;
 
 	if (in->md5 && !tcp_opt_setup_md5(test, env))
-		kunit_skip(test, "needs CONFIG_TCP_MD5SIG");
+		tcp_opt_skip(test, "needs CONFIG_TCP_MD5SIG");
+	if (in->ao_maclen && !tcp_opt_setup_ao(test, env, in))
+		tcp_opt_skip(test, "needs TCP-AO: the 6.7+ tcp_key API and CONFIG_TCP_AO");
 
 	switch (in->pkt) {
 	case TCP_OPT_SYN:
@@ -848,24 +1032,31 @@ static unsigned int tcp_opt_calc(struct tcp_opt_env *env,
 	struct tcp_md5sig_key *md5 = NULL;
 	struct tcp_fastopen_cookie foc = {};
 
+	memset(&env->key, 0, sizeof(env->key));
 	switch (in->pkt) {
 	case TCP_OPT_SYN:
-		return tcp_syn_options(sk, env->skb, opts, &md5);
+		return tcp_opt_syn_options(sk, env->skb, opts, &env->key);
 	case TCP_OPT_SYNACK:
 #ifdef CONFIG_TCP_MD5SIG
 		if (in->md5)
 			md5 = &tcp_opt_test_key;
 #endif
+		tcp_opt_key_set_md5(&env->key, md5);
+#ifdef TCP_OPT_HAVE_AO
+		if (in->ao_maclen)
+			tcp_opt_key_set_ao(&env->key, env->ao_key);
+#endif
 		if (in->fo != TCP_OPT_FO_NONE)
 			tcp_opt_fill_cookie(&foc, in);
-		return tcp_synack_options(sk, &env->treq->req.req, in->mss,
-					  env->skb, opts, md5,
-					  in->fo != TCP_OPT_FO_NONE ? &foc : NULL,
-					  in->syncookie ? TCP_SYNACK_COOKIE :
-							  TCP_SYNACK_NORMAL,
-					  NULL);
+		return tcp_opt_synack_options(sk, &env->treq->req.req, in->mss,
+					      env->skb, opts, &env->key,
+					      in->fo != TCP_OPT_FO_NONE ?
+					      &foc : NULL,
+					      in->syncookie ? TCP_SYNACK_COOKIE :
+							      TCP_SYNACK_NORMAL);
 	case TCP_OPT_ESTABLISHED:
-		return tcp_established_options(sk, env->skb, opts, &md5);
+		return tcp_opt_established_options(sk, env->skb, opts,
+						   &env->key);
 	}
 	return 0;
 }
@@ -909,6 +1100,7 @@ static bool tcp_opt_decode(const u8 *th, unsigned int size,
 	seen->wscale = -1;
 	seen->sack_off = -1;
 	seen->md5_off = -1;
+	seen->ao_off = -1;
 	seen->fo_len = -1;
 	text[0] = '\0';
 
@@ -983,6 +1175,14 @@ static bool tcp_opt_decode(const u8 *th, unsigned int size,
 			seen->md5_off = sizeof(struct tcphdr) + off + 2;
 			tcp_opt_append(text, len, "md5");
 			break;
+		case TCP_OPT_KIND_AO:
+			if (olen < 4)
+				return false;
+			seen->ao_off = sizeof(struct tcphdr) + off;
+			seen->ao_maclen = olen - 4;
+			tcp_opt_append(text, len, "AO keyid %u rnext %u mac %u",
+				       p[0], p[1], olen - 4);
+			break;
 		case TCPOPT_FASTOPEN:
 			seen->fo_len = olen - TCPOLEN_FASTOPEN_BASE;
 			memcpy(seen->fo_cookie, p,
@@ -1016,12 +1216,19 @@ static bool tcp_opt_decode(const u8 *th, unsigned int size,
 static void tcp_opt_check_order(struct kunit *test, const char *name,
 				const struct tcp_opt_seen *seen)
 {
-	u8 mss_slot = seen->md5 ? seen->second_kind : seen->first_kind;
+	bool auth = seen->md5 || seen->ao_off >= 0;
+	u8 mss_slot = auth ? seen->second_kind : seen->first_kind;
 
 	if (seen->md5)
 		KUNIT_EXPECT_EQ_MSG(test, seen->first_kind, TCPOPT_MD5SIG,
 				    "case %s: MD5 is not the first option",
 				    name);
+	if (seen->ao_off >= 0)
+		KUNIT_EXPECT_EQ_MSG(test, seen->first_kind, TCP_OPT_KIND_AO,
+				    "case %s: TCP-AO is not the first option",
+				    name);
+	KUNIT_EXPECT_FALSE_MSG(test, seen->md5 && seen->ao_off >= 0,
+			       "case %s: both MD5 and TCP-AO", name);
 	if (seen->mss >= 0)
 		KUNIT_EXPECT_EQ_MSG(test, mss_slot, TCPOPT_MSS,
 				    "case %s: MSS is not the first option",
@@ -1093,11 +1300,15 @@ static void tcp_opt_check_parse(struct kunit *test, const char *name,
 		}
 	}
 #ifdef CONFIG_TCP_MD5SIG
-	KUNIT_EXPECT_PTR_EQ_MSG(test, tcp_parse_md5sig_option(th),
+	KUNIT_EXPECT_PTR_EQ_MSG(test, tcp_opt_parse_md5(th),
 				want->md5 ? (const u8 *)th + want->md5_off :
 					    NULL,
 				"case %s: parsed MD5 hash location", name);
 #endif
+	KUNIT_EXPECT_PTR_EQ_MSG(test, tcp_opt_parse_ao(th),
+				want->ao_off >= 0 ?
+				(const u8 *)th + want->ao_off : NULL,
+				"case %s: parsed TCP-AO option location", name);
 	kfree_skb(skb);
 }
 
@@ -1136,6 +1347,9 @@ static void tcp_opt_format_input(char *buf, size_t len,
 		  in->md5, in->syncookie, in->mss, in->wscale,
 		  tcp_opt_fo_names[in->fo], in->fo_len, in->num_sacks,
 		  in->dsack);
+	if (in->ao_maclen)
+		scnprintf(buf + strlen(buf), len - strlen(buf),
+			  " ao_maclen=%u", in->ao_maclen);
 }
 
 /* Run the calculator, then the writer into a poisoned header. */
@@ -1148,11 +1362,13 @@ static unsigned int tcp_opt_calc_and_write(struct tcp_opt_env *env,
 
 	memset(env->buf, TCP_OPT_POISON, sizeof(env->buf));
 	memset(env->buf, 0, hlen);
-	tcp_options_write((struct tcphdr *)env->buf, env->tp, opts);
+	tcp_opt_options_write((struct tcphdr *)env->buf, env->tp,
+			      in->pkt == TCP_OPT_SYNACK ?
+			      &env->treq->req.req : NULL, opts, &env->key);
 	return size;
 }
 
-/* mss_cache - tcp_current_mss(), with tcp_header_len set as 6.1 sets it. */
+/* mss_cache - tcp_current_mss(), with tcp_header_len set as the stack does. */
 static int tcp_opt_mss_delta(struct tcp_opt_env *env,
 			     const struct tcp_opt_input *in)
 {
@@ -1161,7 +1377,7 @@ static int tcp_opt_mss_delta(struct tcp_opt_env *env,
 	env->tp->mss_cache = EST_MSS_CACHE;
 	env->tp->tcp_header_len = sizeof(struct tcphdr) +
 		(in->ts ? TCPOLEN_TSTAMP_ALIGNED : 0) +
-		(in->md5 ? TCPOLEN_MD5SIG_ALIGNED : 0);
+		(in->md5 ? TCP_OPT_HDRLEN_MD5 : 0);
 	return EST_MSS_CACHE - (int)tcp_current_mss(sk);
 }
 
@@ -1210,6 +1426,10 @@ static bool tcp_opt_check_written(struct kunit *test, const char *name,
 		KUNIT_EXPECT_PTR_EQ_MSG(test, (u8 *)opts->hash_location,
 					env->buf + got->md5_off,
 					"case %s: MD5 hash location", name);
+	if (got->ao_off >= 0)
+		KUNIT_EXPECT_PTR_EQ_MSG(test, (u8 *)opts->hash_location,
+					env->buf + got->ao_off + 4,
+					"case %s: TCP-AO MAC location", name);
 	if (in->pkt != TCP_OPT_ESTABLISHED)
 		KUNIT_EXPECT_EQ_MSG(test, got->mss, (int)in->mss,
 				    "case %s: MSS option", name);
@@ -1284,6 +1504,7 @@ static void tcp_opt_check_case(struct kunit *test, const struct tcp_opt_case *c)
 KUNIT_ARRAY_PARAM(tcp_opt_syn, tcp_opt_syn_cases, tcp_opt_case_desc);
 KUNIT_ARRAY_PARAM(tcp_opt_synack, tcp_opt_synack_cases, tcp_opt_case_desc);
 KUNIT_ARRAY_PARAM(tcp_opt_md5, tcp_opt_md5_cases, tcp_opt_case_desc);
+KUNIT_ARRAY_PARAM(tcp_opt_ao, tcp_opt_ao_cases, tcp_opt_case_desc);
 KUNIT_ARRAY_PARAM(tcp_opt_fastopen, tcp_opt_fastopen_cases,
 		  tcp_opt_case_desc);
 KUNIT_ARRAY_PARAM(tcp_opt_established, tcp_opt_established_cases,
@@ -1473,6 +1694,11 @@ static struct kunit_case tcp_opt_md5_test_cases[] = {
 	{}
 };
 
+static struct kunit_case tcp_opt_ao_test_cases[] = {
+	KUNIT_CASE_PARAM(tcp_opt_layout_test, tcp_opt_ao_gen_params),
+	{}
+};
+
 static struct kunit_case tcp_opt_fastopen_test_cases[] = {
 	KUNIT_CASE_PARAM(tcp_opt_layout_test, tcp_opt_fastopen_gen_params),
 	{}
@@ -1495,10 +1721,11 @@ static struct kunit_case tcp_opt_established_test_cases[] = {
 TCP_OPT_SUITE(tcp_opt_syn);
 TCP_OPT_SUITE(tcp_opt_synack);
 TCP_OPT_SUITE(tcp_opt_md5);
+TCP_OPT_SUITE(tcp_opt_ao);
 TCP_OPT_SUITE(tcp_opt_fastopen);
 TCP_OPT_SUITE(tcp_opt_established);
 TCP_OPT_SUITE(tcp_opt_sweep);
 
 kunit_test_suites(&tcp_opt_syn_suite, &tcp_opt_synack_suite,
-		  &tcp_opt_md5_suite, &tcp_opt_fastopen_suite,
+		  &tcp_opt_md5_suite, &tcp_opt_ao_suite, &tcp_opt_fastopen_suite,
 		  &tcp_opt_established_suite, &tcp_opt_sweep_suite);

@@ -30,4 +30,169 @@ static void tcp_opt_expect_bytes(struct kunit *test, const u8 *got,
 }
 #endif
 
+/*
+ * Before 6.4 a skipped parameterized case printed a plain "ok" with no
+ * "# SKIP" directive; say it in a diagnostic line the host reads too.
+ */
+static void tcp_opt_skip(struct kunit *test, const char *reason)
+{
+	kunit_log(KERN_INFO, test, KUNIT_SUBTEST_INDENT KUNIT_SUBTEST_INDENT
+		  "# skip: %s", reason);
+	kunit_skip(test, "%s", reason);
+}
+
+/*
+ * 6.7 (TCP-AO) moved the MD5 lookup out of the calculators: they take a
+ * struct tcp_key the caller fills with tcp_get_current_key(), and the
+ * writer takes it too. struct tcp_opt_key holds whichever the tree has.
+ * <net/tcp_ao.h> came with struct tcp_key and always defines
+ * static_branch_tcp_md5(): test for the API, not for a version.
+ */
+#ifdef static_branch_tcp_md5
+#define TCP_OPT_HAVE_TCP_KEY	1
+#endif
+
+struct tcp_opt_key {
+#ifdef TCP_OPT_HAVE_TCP_KEY
+	struct tcp_key key;
+#else
+	struct tcp_md5sig_key *md5;
+#endif
+};
+
+#ifdef CONFIG_TCP_MD5SIG
+static void tcp_opt_md5_needed_inc(void)
+{
+#ifdef TCP_OPT_HAVE_TCP_KEY
+	static_branch_inc(&tcp_md5_needed.key);
+#else
+	static_branch_inc(&tcp_md5_needed);
+#endif
+}
+
+static void tcp_opt_md5_needed_dec(void)
+{
+#ifdef TCP_OPT_HAVE_TCP_KEY
+	static_branch_dec(&tcp_md5_needed.key);
+#else
+	static_branch_dec(&tcp_md5_needed);
+#endif
+}
+#endif
+
+/* A SYN-ACK's key comes from the listener's lookup, not the socket. */
+static void tcp_opt_key_set_md5(struct tcp_opt_key *k,
+				struct tcp_md5sig_key *md5)
+{
+#ifdef TCP_OPT_HAVE_TCP_KEY
+	k->key.type = md5 ? TCP_KEY_MD5 : TCP_KEY_NONE;
+	k->key.md5_key = md5;
+#else
+	k->md5 = md5;
+#endif
+}
+
+static unsigned int tcp_opt_syn_options(struct sock *sk, struct sk_buff *skb,
+					struct tcp_out_options *opts,
+					struct tcp_opt_key *k)
+{
+#ifdef TCP_OPT_HAVE_TCP_KEY
+	tcp_get_current_key(sk, &k->key);
+	return tcp_syn_options(sk, skb, opts, &k->key);
+#else
+	return tcp_syn_options(sk, skb, opts, &k->md5);
+#endif
+}
+
+static unsigned int
+tcp_opt_synack_options(const struct sock *sk, struct request_sock *req,
+		       unsigned int mss, struct sk_buff *skb,
+		       struct tcp_out_options *opts, struct tcp_opt_key *k,
+		       struct tcp_fastopen_cookie *foc,
+		       enum tcp_synack_type synack_type)
+{
+#ifdef TCP_OPT_HAVE_TCP_KEY
+	return tcp_synack_options(sk, req, mss, skb, opts, &k->key, foc,
+				  synack_type, NULL);
+#else
+	return tcp_synack_options(sk, req, mss, skb, opts, k->md5, foc,
+				  synack_type, NULL);
+#endif
+}
+
+static unsigned int tcp_opt_established_options(struct sock *sk,
+						struct sk_buff *skb,
+						struct tcp_out_options *opts,
+						struct tcp_opt_key *k)
+{
+#ifdef TCP_OPT_HAVE_TCP_KEY
+	tcp_get_current_key(sk, &k->key);
+	return tcp_established_options(sk, skb, opts, &k->key);
+#else
+	return tcp_established_options(sk, skb, opts, &k->md5);
+#endif
+}
+
+static void tcp_opt_options_write(struct tcphdr *th, struct tcp_sock *tp,
+				  const struct request_sock *req,
+				  struct tcp_out_options *opts,
+				  struct tcp_opt_key *k)
+{
+#ifdef TCP_OPT_HAVE_TCP_KEY
+	tcp_options_write(th, tp, req ? tcp_rsk(req) : NULL, opts, &k->key);
+#else
+	tcp_options_write(th, tp, opts);
+#endif
+}
+
+/* Where the receive path finds the MD5 hash, NULL if there is none. */
+static const u8 *tcp_opt_parse_md5(const struct tcphdr *th)
+{
+#ifdef TCP_OPT_HAVE_TCP_KEY
+	const u8 *md5 = NULL;
+
+	if (tcp_parse_auth_options(th, &md5, NULL))
+		return NULL;
+	return md5;
+#else
+	return tcp_parse_md5sig_option(th);
+#endif
+}
+
+/* Where the receive path finds the TCP-AO option, NULL if none. */
+static const u8 *tcp_opt_parse_ao(const struct tcphdr *th)
+{
+#ifdef TCP_OPT_HAVE_TCP_KEY
+	const struct tcp_ao_hdr *aoh = NULL;
+
+	if (tcp_parse_auth_options(th, NULL, &aoh))
+		return NULL;
+	return (const u8 *)aoh;
+#else
+	return NULL;
+#endif
+}
+
+#if defined(TCP_OPT_HAVE_TCP_KEY) && defined(CONFIG_TCP_AO)
+#define TCP_OPT_HAVE_AO		1
+
+static void tcp_opt_key_set_ao(struct tcp_opt_key *k, struct tcp_ao_key *ao)
+{
+	k->key.type = TCP_KEY_AO;
+	k->key.ao_key = ao;
+}
+#endif
+
+/*
+ * tcp_current_mss() subtracts what a segment's options add beyond
+ * tcp_header_len. 6.1 counts an MD5 option in tcp_header_len; since 6.7
+ * only TS is, so MD5 costs its 20 bytes of MSS in every segment.
+ */
+#ifdef TCP_OPT_HAVE_TCP_KEY
+#define TCP_OPT_HDRLEN_MD5	0
+#else
+#define TCP_OPT_HDRLEN_MD5	TCPOLEN_MD5SIG_ALIGNED
+#endif
+#define MD5_MSS_COST		(TCPOLEN_MD5SIG_ALIGNED - TCP_OPT_HDRLEN_MD5)
+
 #endif /* _TCP_OPTIONS_TEST_COMPAT_H */

@@ -198,32 +198,51 @@ def cmd_bisect_demo(settings: Settings, quick: bool = False) -> int:
     return 0 if bisect_demo_step(settings, Tally()) else 1
 
 
-def cmd_test(settings: Settings, quick: bool = False) -> int:
-    tally = Tally()
+def tree_steps(settings: Settings, tally: Tally, demo: bool) -> list:
+    """What the test command checks on one tree, in order."""
+    tree = settings.tree
     steps = [
-        ('host tool unit tests', lambda: unit_test_step(tally)),
         (f'KUnit suites in QEMU ({settings.package})',
          lambda: kunit_test_step(settings, tally)),
-        (f'docs/layouts/{settings.tree}.md is golden',
+        (f'docs/layouts/{tree}.md is golden',
          lambda: layouts_step(settings, tally)),
-        ('tshark decodes every layout the same way',
+        (f'tshark decodes every {tree} layout the same way',
          lambda: tshark_step(settings, tally)),
-        ('zero-delta check: tcp_output.o with '
+        (f'zero-delta check: {tree} tcp_output.o with '
          'CONFIG_TCP_OPTIONS_KUNIT_TEST=n, pristine vs patched',
          lambda: bloat_step(settings, tally)),
-        ('checkpatch.pl --strict over the series and kunit/',
+        (f'checkpatch.pl --strict over kernel-patches/{tree} and kunit/',
          lambda: checkpatch_step(settings, tally)),
-        ('every prefix of the series builds (bisectable)',
+        (f'every prefix of kernel-patches/{tree} builds (bisectable)',
          lambda: bisectable_step(settings, tally)),
-        ('mutants: every known regression fails a named case',
+        (f'mutants: every {tree} regression fails a named case',
          lambda: mutants_step(settings, tally)),
     ]
-    if not quick:
-        steps.append(('git bisect run tools/bisect-layout on a synthetic '
-                      'history', lambda: bisect_demo_step(settings, tally)))
-    with worktree.locked(settings):
-        for number, (title, run_step) in enumerate(steps, 1):
-            heading(f'{number}/{len(steps)} {title}')
+    if demo:
+        steps.append((f'git bisect run tools/bisect-layout on a synthetic '
+                      f'{tree} history',
+                      lambda: bisect_demo_step(settings, tally)))
+    return steps
+
+
+def cmd_test(trees: List[Settings], quick: bool = False) -> int:
+    """Host tests once, then every step on every tree.
+
+    The bisect demonstration runs on the first (default) tree only: it
+    proves the helper, which is the same code for every tree.
+    """
+    tally = Tally()
+    steps = [('host tool unit tests', None, lambda: unit_test_step(tally))]
+    for index, settings in enumerate(trees):
+        demo = index == 0 and not quick
+        steps += [(title, settings, step) for title, step in
+                  tree_steps(settings, tally, demo)]
+    for number, (title, settings, run_step) in enumerate(steps, 1):
+        heading(f'{number}/{len(steps)} {title}')
+        if settings is None:
+            run_step()
+            continue
+        with worktree.locked(settings):
             run_step()
     print()
     print(tally.closing_line(), flush=True)
@@ -243,13 +262,19 @@ COMMANDS = {'run': cmd_run, 'test': cmd_test, 'mutants': cmd_mutants,
             'bisect-demo': cmd_bisect_demo, 'layouts': cmd_layouts}
 
 
+def tree_order(name: str) -> tuple:
+    """'6.1' before '6.12': compare versions, not strings."""
+    return tuple(int(part) for part in name.split('.'))
+
+
 def parse_args(argv: List[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog='run.sh',
         description='Build the TCP option KUnit suites on a Debian kernel '
         'tree and run them under QEMU.')
-    parser.add_argument('--tree', default=DEFAULT_TREE, choices=sorted(TREES),
-                        help=f'kernel tree (default {DEFAULT_TREE})')
+    parser.add_argument('--tree', choices=sorted(TREES, key=tree_order),
+                        help=f'kernel tree (default {DEFAULT_TREE}; the test '
+                        'command runs every tree unless one is named)')
     parser.add_argument('command', nargs='?', default='run',
                         choices=sorted(COMMANDS),
                         help='run: build, run the suites and print the layout '
@@ -271,13 +296,20 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
 def main(argv: Optional[List[str]] = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
-        settings = Settings.create(args.tree)
-        deps.ensure_packages(deps.required_packages(settings.package))
         if args.update and args.command != 'layouts':
             raise HarnessError('--update only applies to ./run.sh layouts')
+        # The test command covers every tree unless one is named.
+        names = [args.tree] if args.tree else \
+            (sorted(TREES, key=tree_order) if args.command == 'test'
+             else [DEFAULT_TREE])
+        trees = [Settings.create(name) for name in names]
+        deps.ensure_packages(deps.required_packages(
+            *[p for s in trees for p in (s.package, s.config_package)]))
+        if args.command == 'test':
+            return cmd_test(trees, quick=args.quick)
         if args.command == 'layouts':
-            return cmd_layouts(settings, update=args.update)
-        return COMMANDS[args.command](settings, quick=args.quick)
+            return cmd_layouts(trees[0], update=args.update)
+        return COMMANDS[args.command](trees[0], quick=args.quick)
     except HarnessError as error:
         print(f'run.sh: error: {error}', file=sys.stderr)
         return 1

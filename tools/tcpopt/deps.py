@@ -20,8 +20,8 @@ BASE_PACKAGES = [
 ]
 
 
-def required_packages(source_package: str) -> List[str]:
-    return [source_package] + BASE_PACKAGES
+def required_packages(*tree_packages: str) -> List[str]:
+    return list(tree_packages) + BASE_PACKAGES
 
 
 def missing_packages(packages: Iterable[str]) -> List[str]:

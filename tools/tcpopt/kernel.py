@@ -39,7 +39,8 @@ def kunit_command(settings: Settings, timeout: int = 300) -> List[str]:
     return [sys.executable, 'tools/testing/kunit/kunit.py', 'run',
             f'--arch={ARCH}', f'--kunitconfig={settings.kunitconfig}',
             f'--build_dir={settings.build_dir}', f'--jobs={jobs()}',
-            f'--timeout={timeout}', '--make_options', f'CC={compiler()}']
+            f'--timeout={timeout}', '--make_options', f'CC={compiler()}'] + \
+        [f'--kconfig_add={option}' for option in settings.kconfig_add]
 
 
 def run_kunit(settings: Settings, source: Path) -> tuple[int, Path]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import List
 
 from .errors import HarnessError
 
@@ -13,6 +14,12 @@ REPO = Path(__file__).resolve().parents[2]
 # The Debian package that ships each supported tree, and its tarball.
 TREES = {
     '6.1': 'linux-source-6.1',
+    '6.12': 'linux-source-6.12',
+}
+# Options only a tree has, added to .kunitconfig for that tree.
+TREE_KCONFIG = {
+    '6.1': [],
+    '6.12': ['CONFIG_TCP_AO=y'],       # TCP-AO arrived in 6.7
 }
 DEFAULT_TREE = '6.1'
 
@@ -54,6 +61,15 @@ class Settings:
     @property
     def package(self) -> str:
         return TREES[self.tree]
+
+    @property
+    def config_package(self) -> str:
+        """Debian's own kernel configs, for the zero-delta check."""
+        return f'linux-config-{self.tree}'
+
+    @property
+    def kconfig_add(self) -> List[str]:
+        return TREE_KCONFIG.get(self.tree, [])
 
     @property
     def tarball(self) -> Path:

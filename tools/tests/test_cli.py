@@ -37,7 +37,14 @@ class ParseArgsTest(unittest.TestCase):
     def test_defaults(self) -> None:
         args = cli.parse_args([])
         self.assertEqual(args.command, 'run')
-        self.assertEqual(args.tree, DEFAULT_TREE)
+        # No tree named: the main job takes DEFAULT_TREE, the test
+        # command every tree.
+        self.assertIsNone(args.tree)
+        self.assertEqual(DEFAULT_TREE, '6.1')
+
+    def test_trees_sort_as_versions(self) -> None:
+        self.assertEqual(sorted(['6.12', '6.1'], key=cli.tree_order),
+                         ['6.1', '6.12'])
 
     def test_test_command_and_tree(self) -> None:
         args = cli.parse_args(['--tree', '6.1', 'test'])

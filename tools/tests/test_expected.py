@@ -96,10 +96,10 @@ class RealSourceTest(unittest.TestCase):
         cls.names = expected.case_names(
             (KUNIT_DIR / 'tcp_options_test.c').read_text())
 
-    def test_declares_83_unique_cases(self) -> None:
-        # 63 table rows and plain cases, and 20 sweep groups.
-        self.assertEqual(len(self.names), 83)
-        self.assertEqual(len(set(self.names)), 83)
+    def test_declares_94_unique_cases(self) -> None:
+        # 63 table rows and plain cases, 11 TCP-AO rows, 20 sweep groups.
+        self.assertEqual(len(self.names), 94)
+        self.assertEqual(len(set(self.names)), 94)
 
     def test_sweep_groups_are_cases(self) -> None:
         self.assertIn('syn', self.names)

@@ -1,0 +1,460 @@
+"""A reference model of the TCP options Linux 6.1 writes, from the RFCs.
+
+The encodings come from the RFCs: MSS (RFC 9293 section 3.2: kind 2,
+len 4), window scale and timestamps (RFC 7323: kind 3 len 3, kind 8
+len 10), SACK_PERM and SACK (RFC 2018: kind 4 len 2, kind 5 len 2 + 8n),
+MD5 (RFC 2385: kind 19 len 18), Fast Open (RFC 7413: kind 34 len 2 +
+cookie) and its experimental form (RFC 6994: kind 254 len 4 + cookie,
+ExID 0xF989). The order and the 40-byte budget are the ones Linux
+documents (the comments above tcp_options_write() and in
+tcp_synack_options()); nothing here is transcribed from the C code, so
+the sweep in tcpopt.sweep compares two independent descriptions.
+
+The values the in-kernel harness feeds the writer (TS val/ecr per packet
+kind, the SACK blocks, the Fast Open cookie bytes, the 0xa5 the hash
+bytes keep) are fixed below, so a layout compares byte for byte with the
+kernel's '# sweep:' records.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Dict, List, Mapping, NamedTuple, Tuple
+
+KINDS = ('syn', 'synack', 'established')
+FO_KINDS = ('none', 'rfc7413', 'exp')
+
+MAX_OPTION_SPACE = 40               # 60-byte header limit minus 20 (RFC 9293)
+
+# Option kinds and lengths, by RFC.
+TCPOPT_EOL = 0
+TCPOPT_NOP = 1
+TCPOPT_MSS, TCPOLEN_MSS = 2, 4                  # RFC 9293
+TCPOPT_WINDOW, TCPOLEN_WINDOW = 3, 3            # RFC 7323
+TCPOPT_SACK_PERM, TCPOLEN_SACK_PERM = 4, 2      # RFC 2018
+TCPOPT_SACK, TCPOLEN_SACK_BASE = 5, 2           # RFC 2018
+TCPOLEN_SACK_PERBLOCK = 8
+TCPOPT_TIMESTAMP, TCPOLEN_TIMESTAMP = 8, 10     # RFC 7323
+TCPOPT_MD5SIG, TCPOLEN_MD5SIG = 19, 18          # RFC 2385
+MD5_DIGEST_LEN = 16
+TCPOPT_FASTOPEN, TCPOLEN_FASTOPEN_BASE = 34, 2  # RFC 7413
+TCPOPT_EXP, TCPOLEN_EXP_FASTOPEN_BASE = 254, 4  # RFC 6994
+FASTOPEN_MAGIC = 0xF989                         # RFC 7413's ExID
+
+# Linux's 32-bit aligned cost of each option (NOP padding included).
+ALIGNED_MD5 = 20
+ALIGNED_MSS = 4
+ALIGNED_TS = 12
+ALIGNED_SACK_PERM = 4               # 0 when it shares the TS word
+ALIGNED_WS = 4
+ALIGNED_SACK_BASE = 4               # NOP,NOP,kind,len before the blocks
+
+# Limits of the inputs the model describes.
+MAX_SACK_BLOCKS = 4                 # Linux's TCP_NUM_SACKS
+MAX_WSCALE = 14                     # RFC 7323 section 2.3
+MAX_COOKIE_LEN = 16                 # RFC 7413 section 4.1.1
+
+# What the in-kernel harness feeds the writer.
+TS_VALUES = {'syn': (1, 0), 'synack': (2, 1), 'established': (3, 2)}
+DSACK_BLOCK = (0x00000100, 0x00000200)
+SACK_BLOCKS = ((0x00001000, 0x00002000), (0x00003000, 0x00004000),
+               (0x00005000, 0x00006000), (0x00007000, 0x00008000))
+COOKIE_FIRST_BYTE = 0xc0
+# The harness poisons the option space; the writer leaves the hash alone.
+UNWRITTEN = 0xa5
+
+# The cross product the kernel's tcp_opt_sweep suite walks.
+SWEEP_MSS = (536, 1220, 1460, 65495)
+SWEEP_WSCALE = (0, 1, 7, 14)
+SWEEP_FO_LEN = (0, 4, 6, 8, 10, 12, 14, 16)
+
+# Keys of a '# sweep:' record, in the order the kernel prints them.
+FIELDS = ('kind', 'ts', 'sack', 'ws', 'md5', 'syncookie', 'mss', 'wscale',
+          'fo', 'fo_len', 'sacks', 'dsack')
+# Keys that describe the kernel's output, not the inputs.
+OUTPUT_FIELDS = ('size', 'bytes')
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Everything the 6.1 option calculators read, for one packet.
+
+    SYN: ts, sack, ws are the sysctls. SYN-ACK: the request's tstamp_ok,
+    sack_ok, wscale_ok. Established: ts is tstamp_ok; sacks and dsack are
+    the queued SACK and D-SACK blocks. Fields a packet kind does not read
+    must keep their zero value, so that equal packets compare equal.
+    """
+
+    kind: str
+    ts: bool = False
+    sack: bool = False
+    ws: bool = False
+    md5: bool = False
+    syncookie: bool = False
+    mss: int = 0
+    wscale: int = 0
+    fo: str = 'none'
+    fo_len: int = 0
+    sacks: int = 0
+    dsack: bool = False
+
+    def __post_init__(self) -> None:
+        problem = _problem(self)
+        if problem:
+            raise ValueError(f'{to_text(self)}: {problem}')
+
+
+class Plan(NamedTuple):
+    """Which options go out once the 40-byte budget has been applied."""
+
+    md5: bool
+    mss: bool
+    ts: bool
+    sack_perm: bool
+    ws: bool
+    sack_blocks: int
+    fast_open: bool
+
+
+class Option(NamedTuple):
+    """One option as found on the wire; NOPs included, payload empty."""
+
+    offset: int
+    kind: int
+    payload: bytes
+
+
+def _problem(i: Inputs) -> str:
+    """Why @i is not a packet the model describes, or ''."""
+    if i.kind not in KINDS:
+        return f'kind must be one of {", ".join(KINDS)}'
+    if i.fo not in FO_KINDS:
+        return f'fo must be one of {", ".join(FO_KINDS)}'
+    if i.kind == 'established':
+        # The established calculator reads none of these.
+        if i.sack or i.ws or i.syncookie or i.mss or i.wscale or \
+                i.fo != 'none' or i.fo_len:
+            return 'established takes only ts, md5, sacks and dsack'
+        if not 0 <= i.sacks <= MAX_SACK_BLOCKS:
+            return f'sacks must be 0..{MAX_SACK_BLOCKS}'
+        return ''
+    if i.sacks or i.dsack:
+        return 'SACK blocks are only sent on established segments'
+    if i.kind == 'syn' and i.syncookie:
+        return 'syncookie applies to SYN-ACKs only'
+    if not 1 <= i.mss <= 0xffff:
+        # The writer skips a zero MSS but still reserves its 4 bytes.
+        return 'mss must be 1..65535'
+    if not 0 <= i.wscale <= MAX_WSCALE:
+        return f'wscale must be 0..{MAX_WSCALE}'
+    if i.fo == 'none' and i.fo_len:
+        return 'fo_len without a Fast Open option'
+    if not 0 <= i.fo_len <= MAX_COOKIE_LEN or i.fo_len % 2:
+        # An odd cookie leaves pad bytes the writer never fills.
+        return f'fo_len must be even and 0..{MAX_COOKIE_LEN}'
+    return ''
+
+
+def align4(length: int) -> int:
+    return (length + 3) & ~3
+
+
+def fast_open_size(i: Inputs) -> int:
+    """The aligned space a Fast Open option with @i's cookie needs."""
+    base = TCPOLEN_EXP_FASTOPEN_BASE if i.fo == 'exp' \
+        else TCPOLEN_FASTOPEN_BASE
+    return align4(base + i.fo_len)
+
+
+def _keeps_ts(i: Inputs) -> bool:
+    """Whether MD5 leaves TS on a handshake packet that asks for it."""
+    if not i.md5:
+        return True
+    if i.kind == 'syn':
+        # No room for TS and SACK blocks later: a MD5 SYN never offers TS.
+        return False
+    # A SYN-ACK only gives TS up for SACK, and a syncookie SYN-ACK encodes
+    # its options in the cookie, so it keeps TS whatever else is on.
+    return not i.sack or i.syncookie
+
+
+def _handshake_plan(i: Inputs) -> Plan:
+    remaining = MAX_OPTION_SPACE - ALIGNED_MSS
+    if i.md5:
+        remaining -= ALIGNED_MD5
+    ts = i.ts and _keeps_ts(i)
+    if ts:
+        remaining -= ALIGNED_TS
+    if i.ws:
+        remaining -= ALIGNED_WS
+    if i.sack and not ts:
+        remaining -= ALIGNED_SACK_PERM
+    # A cookie that does not fit is left out whole, never cut.
+    fast_open = i.fo != 'none' and fast_open_size(i) <= remaining
+    return Plan(md5=i.md5, mss=True, ts=ts, sack_perm=i.sack, ws=i.ws,
+                sack_blocks=0, fast_open=fast_open)
+
+
+def _established_plan(i: Inputs) -> Plan:
+    used = (ALIGNED_MD5 if i.md5 else 0) + (ALIGNED_TS if i.ts else 0)
+    blocks = 0
+    queued = i.sacks + int(i.dsack)
+    remaining = MAX_OPTION_SPACE - used
+    # Less than one block's worth left: no SACK option at all.
+    if queued and remaining >= ALIGNED_SACK_BASE + TCPOLEN_SACK_PERBLOCK:
+        blocks = min(queued, (remaining - ALIGNED_SACK_BASE) //
+                     TCPOLEN_SACK_PERBLOCK)
+    return Plan(md5=i.md5, mss=False, ts=i.ts, sack_perm=False, ws=False,
+                sack_blocks=blocks, fast_open=False)
+
+
+def plan(i: Inputs) -> Plan:
+    return _established_plan(i) if i.kind == 'established' \
+        else _handshake_plan(i)
+
+
+def reserved_size(p: Plan, i: Inputs) -> int:
+    """The bytes the calculator reserves for @p, counted option by option."""
+    size = (ALIGNED_MD5 if p.md5 else 0) + (ALIGNED_MSS if p.mss else 0)
+    size += ALIGNED_TS if p.ts else 0
+    size += ALIGNED_SACK_PERM if p.sack_perm and not p.ts else 0
+    size += ALIGNED_WS if p.ws else 0
+    if p.sack_blocks:
+        size += ALIGNED_SACK_BASE + TCPOLEN_SACK_PERBLOCK * p.sack_blocks
+    size += fast_open_size(i) if p.fast_open else 0
+    return size
+
+
+def _nops(count: int) -> bytes:
+    return bytes([TCPOPT_NOP] * count)
+
+
+def _md5() -> bytes:
+    return _nops(2) + bytes([TCPOPT_MD5SIG, TCPOLEN_MD5SIG]) + \
+        bytes([UNWRITTEN] * MD5_DIGEST_LEN)
+
+
+def _timestamps(i: Inputs, sack_perm: bool) -> bytes:
+    """TS, led by SACK_PERM when both go out: they share one word."""
+    lead = bytes([TCPOPT_SACK_PERM, TCPOLEN_SACK_PERM]) if sack_perm \
+        else _nops(2)
+    tsval, tsecr = TS_VALUES[i.kind]
+    return lead + struct.pack('!BBII', TCPOPT_TIMESTAMP, TCPOLEN_TIMESTAMP,
+                              tsval, tsecr)
+
+
+def sack_blocks(i: Inputs) -> List[Tuple[int, int]]:
+    """The blocks queued on an established socket: the D-SACK first."""
+    queued = [DSACK_BLOCK] if i.dsack else []
+    return queued + list(SACK_BLOCKS[:i.sacks])
+
+
+def _sack(i: Inputs, count: int) -> bytes:
+    head = _nops(2) + bytes([TCPOPT_SACK, TCPOLEN_SACK_BASE +
+                             TCPOLEN_SACK_PERBLOCK * count])
+    return head + b''.join(struct.pack('!II', start, end)
+                           for start, end in sack_blocks(i)[:count])
+
+
+def cookie(i: Inputs) -> bytes:
+    return bytes(COOKIE_FIRST_BYTE + n for n in range(i.fo_len))
+
+
+def _fast_open(i: Inputs) -> bytes:
+    if i.fo == 'exp':
+        length = TCPOLEN_EXP_FASTOPEN_BASE + i.fo_len
+        option = struct.pack('!BBH', TCPOPT_EXP, length, FASTOPEN_MAGIC)
+    else:
+        length = TCPOLEN_FASTOPEN_BASE + i.fo_len
+        option = bytes([TCPOPT_FASTOPEN, length])
+    option += cookie(i)
+    # Even cookies end 2 bytes short of a word or on one.
+    return option + (_nops(2) if length % 4 == 2 else b'')
+
+
+def layout(i: Inputs) -> bytes:
+    """The option bytes the 6.1 writer puts after the 20-byte header."""
+    p = plan(i)
+    out = _md5() if p.md5 else b''
+    if p.mss:
+        out += struct.pack('!BBH', TCPOPT_MSS, TCPOLEN_MSS, i.mss)
+    if p.ts:
+        out += _timestamps(i, p.sack_perm)
+    elif p.sack_perm:
+        out += _nops(2) + bytes([TCPOPT_SACK_PERM, TCPOLEN_SACK_PERM])
+    if p.ws:
+        out += _nops(1) + bytes([TCPOPT_WINDOW, TCPOLEN_WINDOW, i.wscale])
+    if p.sack_blocks:
+        out += _sack(i, p.sack_blocks)
+    if p.fast_open:
+        out += _fast_open(i)
+    # The encoder and the budget are written separately; they must agree.
+    assert len(out) == reserved_size(p, i), (to_text(i), out.hex())
+    return out
+
+
+def mss_delta(i: Inputs) -> int:
+    """mss_cache - tcp_current_mss() on an established 6.1 socket.
+
+    mss_cache was sized for tcp_header_len, which on 6.1 counts TS and
+    MD5; only what the segment adds beyond that (SACK blocks) comes off.
+    """
+    if i.kind != 'established':
+        raise ValueError('tcp_current_mss() applies to established sockets')
+    counted = (ALIGNED_TS if i.ts else 0) + (ALIGNED_MD5 if i.md5 else 0)
+    return len(layout(i)) - counted
+
+
+def _flag(name: str, value: str) -> bool:
+    if value not in ('0', '1'):
+        raise ValueError(f'{name}={value}: expected 0 or 1')
+    return value == '1'
+
+
+def _number(name: str, value: str) -> int:
+    if not value.isdigit():
+        raise ValueError(f'{name}={value}: expected a decimal number')
+    return int(value)
+
+
+def from_fields(fields: Mapping[str, str]) -> Inputs:
+    """Inputs from a record's key=value pairs (tcpopt.ktap.fields()).
+
+    'size' and 'bytes' are ignored; a key the model does not know (a
+    newer kernel's input, such as ao_maclen) is an error rather than
+    silently compared against a model that ignores it.
+    """
+    missing = [key for key in FIELDS if key not in fields]
+    if missing:
+        raise ValueError(f'missing {", ".join(missing)}')
+    unknown = [key for key in fields
+               if key not in FIELDS and key not in OUTPUT_FIELDS]
+    if unknown:
+        raise ValueError(f'the model does not cover {", ".join(unknown)}')
+    def flag(key: str) -> bool:
+        return _flag(key, fields[key])
+
+    def number(key: str) -> int:
+        return _number(key, fields[key])
+
+    return Inputs(kind=fields['kind'], ts=flag('ts'), sack=flag('sack'),
+                  ws=flag('ws'), md5=flag('md5'), syncookie=flag('syncookie'),
+                  mss=number('mss'), wscale=number('wscale'), fo=fields['fo'],
+                  fo_len=number('fo_len'), sacks=number('sacks'),
+                  dsack=flag('dsack'))
+
+
+def to_fields(i: Inputs) -> Dict[str, str]:
+    """The record form of @i, keys in the kernel's order."""
+    out: Dict[str, str] = {}
+    for key in FIELDS:
+        value = getattr(i, key)
+        out[key] = str(int(value)) if isinstance(value, bool) else str(value)
+    return out
+
+
+def to_text(i: Inputs) -> str:
+    """'kind=syn ts=1 ... dsack=0', as the kernel prints the inputs."""
+    return ' '.join(f'{key}={value}' for key, value in to_fields(i).items())
+
+
+def _handshake_group(kind: str, md5: bool, syncookie: bool,
+                     fo: str) -> List[Inputs]:
+    fo_lens = (0,) if fo == 'none' else SWEEP_FO_LEN
+    # The kernel's loop order: flags, MSS, wscale, cookie length.
+    return [Inputs(kind=kind, ts=bool(flags & 1), sack=bool(flags & 2),
+                   ws=bool(flags & 4), md5=md5, syncookie=syncookie,
+                   mss=mss, wscale=wscale, fo=fo, fo_len=fo_len)
+            for flags in range(8) for mss in SWEEP_MSS
+            for wscale in SWEEP_WSCALE for fo_len in fo_lens]
+
+
+def _established_group(md5: bool) -> List[Inputs]:
+    return [Inputs(kind='established', ts=bool(flags & 1), md5=md5,
+                   dsack=bool(flags & 2), sacks=flags >> 2)
+            for flags in range(2 * (MAX_SACK_BLOCKS + 1) * 2)]
+
+
+def cross_product() -> List[Inputs]:
+    """Every combination the kernel's tcp_opt_sweep suite emits, in order."""
+    out: List[Inputs] = []
+    for kind, cookies in (('syn', (False,)), ('synack', (False, True))):
+        for syncookie in cookies:
+            for md5 in (False, True):
+                for fo in FO_KINDS:
+                    out += _handshake_group(kind, md5, syncookie, fo)
+    for md5 in (False, True):
+        out += _established_group(md5)
+    return out
+
+
+def parse_options(data: bytes) -> List[Option]:
+    """Split an option area by the RFC 9293 rules; ValueError if malformed."""
+    out: List[Option] = []
+    offset = 0
+    while offset < len(data):
+        kind = data[offset]
+        if kind == TCPOPT_EOL:
+            # Linux never writes EOL: its layouts end on a word boundary.
+            raise ValueError(f'EOL at byte {offset}')
+        if kind == TCPOPT_NOP:
+            out.append(Option(offset, kind, b''))
+            offset += 1
+            continue
+        if offset + 2 > len(data):
+            raise ValueError(f'kind {kind} at byte {offset} has no length')
+        length = data[offset + 1]
+        if length < 2 or offset + length > len(data):
+            raise ValueError(f'kind {kind} at byte {offset}: bad length '
+                             f'{length}')
+        out.append(Option(offset, kind, data[offset + 2:offset + length]))
+        offset += length
+    return out
+
+
+def _expect_len(option: Option, length: int) -> None:
+    if len(option.payload) + 2 != length:
+        raise ValueError(f'kind {option.kind} at byte {option.offset}: '
+                         f'length {len(option.payload) + 2}, not {length}')
+
+
+def _describe(option: Option) -> str:
+    """One option in packetdrill notation, as the kernel suite prints it."""
+    kind, body = option.kind, option.payload
+    fixed = {TCPOPT_MSS: TCPOLEN_MSS, TCPOPT_WINDOW: TCPOLEN_WINDOW,
+             TCPOPT_SACK_PERM: TCPOLEN_SACK_PERM,
+             TCPOPT_TIMESTAMP: TCPOLEN_TIMESTAMP,
+             TCPOPT_MD5SIG: TCPOLEN_MD5SIG}
+    if kind in fixed:
+        _expect_len(option, fixed[kind])
+    if kind == TCPOPT_NOP:
+        return 'nop'
+    if kind == TCPOPT_MSS:
+        return f'mss {struct.unpack("!H", body)[0]}'
+    if kind == TCPOPT_WINDOW:
+        return f'wscale {body[0]}'
+    if kind == TCPOPT_SACK_PERM:
+        return 'sackOK'
+    if kind == TCPOPT_TIMESTAMP:
+        return 'TS val {} ecr {}'.format(*struct.unpack('!II', body))
+    if kind == TCPOPT_MD5SIG:
+        return 'md5'
+    if kind == TCPOPT_SACK:
+        if len(body) % TCPOLEN_SACK_PERBLOCK:
+            raise ValueError(f'SACK at byte {option.offset}: partial block')
+        edges = struct.unpack(f'!{len(body) // 4}I', body)
+        return 'sack' + ''.join(f' {edges[n]}:{edges[n + 1]}'
+                                for n in range(0, len(edges), 2))
+    if kind == TCPOPT_FASTOPEN:
+        return 'FO' + (f' {body.hex()}' if body else '')
+    if kind == TCPOPT_EXP and len(body) >= 2 and \
+            struct.unpack('!H', body[:2])[0] == FASTOPEN_MAGIC:
+        return 'FOEXP' + (f' {body[2:].hex()}' if len(body) > 2 else '')
+    raise ValueError(f'kind {kind} at byte {option.offset} is not one the '
+                     'writer emits')
+
+
+def packetdrill(data: bytes) -> str:
+    """'mss 1460,sackOK,TS val 1 ecr 0,nop,wscale 7'; '' for no options."""
+    return ','.join(_describe(option) for option in parse_options(data))
