@@ -8,8 +8,8 @@ import unittest
 from dataclasses import dataclass
 from typing import List, Optional
 
-from . import (bisect_demo, bisectable, bloat, checkpatch, deps, dissect,
-               kernel, ktap, layouts, mutants, worktree)
+from . import (bisect_demo, bisectable, bloat, checkpatch, compare, deps,
+               dissect, kernel, ktap, layouts, mutants, worktree)
 from .errors import HarnessError
 from .expected import expected_cases
 from .report import Verdict, failure_details, judge, layout_table, summary
@@ -176,6 +176,23 @@ def cmd_layouts(settings: Settings, update: bool = False) -> int:
     return 0 if verdict.ok and not tally.failed else 1
 
 
+def cmd_compare(old: Settings, new: Settings) -> int:
+    """docs/layouts/compare-<old>-<new>.md from both trees' runs."""
+    runs = []
+    for settings in (old, new):
+        with worktree.locked(settings):
+            heading(f'KUnit suites on {settings.package}')
+            if not kunit_step(settings).ok:
+                return 1
+            runs.append(last_run(settings))
+    text = compare.render(old.tree, runs[0], new.tree, runs[1])
+    out = layouts.DOCS_DIR / f'compare-{old.tree}-{new.tree}.md'
+    out.write_text(text)
+    heading(f'{out.relative_to(REPO)}')
+    print(text, end='')
+    return 0
+
+
 def cmd_run(settings: Settings, quick: bool = False) -> int:
     with worktree.locked(settings):
         verdict = kunit_step(settings)
@@ -287,6 +304,10 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
                         'against this run (--update rewrites it)')
     parser.add_argument('--quick', action='store_true',
                         help='test: skip the bisect demonstration')
+    parser.add_argument('--compare', nargs=2, metavar=('OLD', 'NEW'),
+                        choices=sorted(TREES, key=tree_order),
+                        help='layouts: side-by-side table of the cases that '
+                        'differ between two trees, with the reason')
     parser.add_argument('--update', action='store_true',
                         help='layouts: rewrite docs/layouts/<tree>.md and '
                         'its pictures from this run')
@@ -307,6 +328,13 @@ def main(argv: Optional[List[str]] = None) -> int:
             *[p for s in trees for p in (s.package, s.config_package)]))
         if args.command == 'test':
             return cmd_test(trees, quick=args.quick)
+        if args.compare and args.command != 'layouts':
+            raise HarnessError('--compare only applies to ./run.sh layouts')
+        if args.command == 'layouts' and args.compare:
+            pair = [Settings.create(name) for name in args.compare]
+            deps.ensure_packages(deps.required_packages(
+                *[p for s in pair for p in (s.package, s.config_package)]))
+            return cmd_compare(*pair)
         if args.command == 'layouts':
             return cmd_layouts(trees[0], update=args.update)
         return COMMANDS[args.command](trees[0], quick=args.quick)
