@@ -160,6 +160,8 @@ LAYOUT_ITEMS = [
      lambda m: Option(5, tuple(tuple(int(x) for x in edge.split(':'))
                                for edge in m[1].split()))),
     (re.compile(r'^md5$'), lambda m: Option(19)),
+    (re.compile(r'^AO keyid (\d+) rnext (\d+) mac (\d+)$'),
+     lambda m: Option(29, (int(m[1]), int(m[2]), int(m[3])))),
     (re.compile(r'^FO ?([0-9a-f]*)$'), lambda m: Option(34, (m[1],))),
     (re.compile(r'^FOEXP ?([0-9a-f]*)$'), lambda m: Option(254, (m[1],))),
 ]
@@ -279,6 +281,12 @@ def _option(element: ET.Element) -> Option:
         return Option(5, tuple(zip(left, right)))
     if kind in (34, 254):
         return Option(kind, _cookie(element))
+    if kind == 29:      # TCP-AO, RFC 5925
+        mac = _fields(element, 'tcp.options.ao.mac')
+        return Option(29, (
+            int(_show(element, 'tcp.options.ao.keyid') or -1),
+            int(_show(element, 'tcp.options.ao.rnextkeyid') or -1),
+            len(mac[0].get('value') or '') // 2 if mac else 0))
     return Option(kind)
 
 

@@ -18,7 +18,8 @@ FOEXP_MAGIC = 0xf989                 # RFC 7413 section 4.1.1 on kind 254
 # kind -> (name, required length or None when variable)
 KINDS: Dict[int, Tuple[str, int | None]] = {
     2: ('MSS', 4), 3: ('WS', 3), 4: ('SACK_PERM', 2), 5: ('SACK', None),
-    8: ('TS', 10), 19: ('MD5', 18), 34: ('FO', None), 254: ('FOEXP', None),
+    8: ('TS', 10), 19: ('MD5', 18), 29: ('AO', None), 34: ('FO', None),
+    254: ('FOEXP', None),
 }
 
 # Span kind -> (fill, text colour, legend text). MSS is the one strong red:
@@ -31,6 +32,8 @@ STYLE: Dict[str, Tuple[str, str, str]] = {
     'SACK': ('#9467bd', '#ffffff', 'SACK (kind 5)'),
     'MD5': ('#8c564b', '#ffffff', 'MD5 (kind 19)'),
     'MD5_HASH': ('url(#hatch-hash)', '#000000', 'MD5 hash, written later'),
+    'AO': ('#e377c2', '#000000', 'TCP-AO (kind 29)'),
+    'AO_MAC': ('#f7d1ea', '#000000', 'TCP-AO MAC, written later'),
     'FO': ('#17becf', '#000000', 'Fast Open (kind 34)'),
     'FOEXP': ('#bcbd22', '#000000', 'Fast Open exp. (kind 254)'),
     'NOP': ('#d9d9d9', '#000000', 'NOP padding'),
@@ -100,6 +103,11 @@ def _option(kind: int, at: int, body: bytes) -> List[Span]:
     if kind == 19:
         return [Span('MD5', at, 2, 'MD5', 'md5'),
                 Span('MD5_HASH', at + 2, 16, 'hash (16 bytes)')]
+    if kind == 29 and size >= 4:
+        keyid, rnext, mac = body[0], body[1], size - 4
+        text = f'AO keyid {keyid} rnext {rnext} mac {mac}'
+        return [Span('AO', at, 4, f'AO key {keyid}/{rnext}', text),
+                Span('AO_MAC', at + 4, mac, f'MAC ({mac} bytes)')]
     if kind == 34:
         return [Span('FO', at, size, _cookie_label('FO', body),
                      ('FO ' + body.hex()).strip())]
