@@ -15,7 +15,6 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List
 
 from .errors import HarnessError
 from .settings import Settings

@@ -19,8 +19,7 @@ from .bloat import OBJECT
 from .errors import HarnessError
 from .kernel import make, set_kconfig
 from .settings import TEST_KCONFIG, Settings
-from .worktree import (STAMP, apply_patch, log, read_series, remove_tree,
-                       replace_dir)
+from .worktree import STAMP, apply_patch, copy_tree, read_series
 
 DIRTY = '.tcpopt-patching'
 
@@ -42,14 +41,7 @@ def scratch_tree(settings: Settings) -> Path:
     fresh = (tree / STAMP).is_file() and (tree / STAMP).read_text() == stamp
     if fresh and not (tree / DIRTY).exists():
         return tree
-    log(f'copying the pristine tree to {tree}')
-    staging = tree.with_name('src.new')
-    remove_tree(staging)
-    tree.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run(['cp', '-a', '--reflink=auto', str(settings.pristine),
-                    str(staging)], check=True)
-    replace_dir(staging, tree)
-    return tree
+    return copy_tree(settings.pristine, tree)
 
 
 def build_step(settings: Settings, tree: Path, out: Path) -> str:

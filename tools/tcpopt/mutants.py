@@ -20,8 +20,7 @@ from .expected import expected_cases
 from .kernel import build_env, kunit_command
 from .report import judge
 from .settings import Settings
-from .worktree import (STATE, apply_patch, log, overlay_sources, remove_tree,
-                       replace_dir)
+from .worktree import STATE, apply_patch, copy_tree, log, overlay_sources
 
 DIRTY = '.tcpopt-mutant-applied'
 
@@ -61,13 +60,7 @@ def sync_scratch(settings: Settings) -> Path:
     want = (settings.source / STATE).read_text()
     current = (src / STATE).read_text() if (src / STATE).is_file() else None
     if current != want or (src / DIRTY).exists():
-        log(f'copying {settings.source} to {src}')
-        staging = src.with_name('src.new')
-        remove_tree(staging)
-        src.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run(['cp', '-a', '--reflink=auto', str(settings.source),
-                        str(staging)], check=True)
-        replace_dir(staging, src)
+        copy_tree(settings.source, src)
     overlay_sources(settings, src)
     return src
 

@@ -137,6 +137,18 @@ def replace_dir(new: Path, final: Path) -> None:
     remove_tree(old)
 
 
+def copy_tree(source: Path, target: Path) -> Path:
+    """target = a full copy of source, swapped in only once complete."""
+    log(f'copying {source} to {target}')
+    staging = target.with_name(target.name + '.new')
+    remove_tree(staging)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(['cp', '-a', '--reflink=auto', str(source), str(staging)],
+                   check=True)
+    replace_dir(staging, target)
+    return target
+
+
 def ensure_pristine(settings: Settings) -> Path:
     """Extract the tarball unless the same one already is."""
     tarball = settings.tarball

@@ -6,7 +6,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from tcpopt import checkpatch
+from tcpopt import checkpatch, worktree
 from tcpopt.settings import REPO
 
 GOOD_SUBJECT = 'Subject: [PATCH 1/2] tcp: do one thing\n'
@@ -92,9 +92,9 @@ class CheckResultTest(unittest.TestCase):
         self.assertFalse(checkpatch.CheckResult(Path('x'), ['1 errors']).ok)
 
     def test_display_is_relative_to_the_checkout(self) -> None:
-        self.assertEqual(checkpatch.display(REPO / 'kunit' / 'a.c'),
+        self.assertEqual(worktree.display(REPO / 'kunit' / 'a.c'),
                          'kunit/a.c')
-        self.assertEqual(checkpatch.display(Path('/elsewhere/a.c')),
+        self.assertEqual(worktree.display(Path('/elsewhere/a.c')),
                          '/elsewhere/a.c')
 
 
