@@ -1492,8 +1492,15 @@ static void tcp_opt_check_case(struct kunit *test, const struct tcp_opt_case *c)
 	tcp_opt_expect_bytes(test, env->buf + hlen, expect,
 			     min(size, c->out.size), c->name);
 	if (!tcp_opt_check_written(test, c->name, &c->in, &opts, size, &want,
-				   &got, got_text, sizeof(got_text)))
+				   &got, got_text, sizeof(got_text))) {
+		/* Still show reviewers what was written. */
+		size = min_t(unsigned int, size, MAX_TCP_OPTION_SPACE);
+		kunit_log(KERN_INFO, test, KUNIT_SUBTEST_INDENT
+			  KUNIT_SUBTEST_INDENT "# layout: malformed %*phN (%u bytes)",
+			  size, env->buf + hlen, size);
+		tcp_opt_log_words(test, env->buf + hlen, size);
 		return;
+	}
 	kunit_log(KERN_INFO, test, KUNIT_SUBTEST_INDENT KUNIT_SUBTEST_INDENT
 		  "# layout: %s (%u bytes)", got_text, size);
 	tcp_opt_log_words(test, env->buf + hlen, size);

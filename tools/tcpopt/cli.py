@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import List, Optional
 
 from . import (bisect_demo, bisectable, bloat, checkpatch, compare, deps,
-               dissect, kernel, ktap, layouts, mutants, worktree)
+               dissect, kernel, ktap, layouts, mutants, sweep, worktree)
 from .errors import HarnessError
 from .expected import expected_cases
 from .report import Verdict, failure_details, judge, layout_table, summary
@@ -151,6 +151,14 @@ def layouts_step(settings: Settings, tally: Tally) -> None:
     tally.add(not problems)
 
 
+def sweep_step(settings: Settings, tally: Tally) -> None:
+    """Every in-kernel sweep record against the reference model."""
+    result = sweep.compare(last_run(settings).sweep)
+    print(sweep.format_report(result))
+    print(f'{"PASS" if result.ok else "FAIL"} sweep on {settings.tree}')
+    tally.add(result.ok)
+
+
 def tshark_step(settings: Settings, tally: Tally) -> None:
     run = last_run(settings)
     problems = dissect.check_with_tshark(run)
@@ -221,6 +229,8 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool) -> list:
     steps = [
         (f'KUnit suites in QEMU ({settings.package})',
          lambda: kunit_test_step(settings, tally)),
+        (f'sweep: every {tree} combination against the reference model',
+         lambda: sweep_step(settings, tally)),
         (f'docs/layouts/{tree}.md is golden',
          lambda: layouts_step(settings, tally)),
         (f'tshark decodes every {tree} layout the same way',
