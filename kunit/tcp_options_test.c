@@ -94,6 +94,7 @@ struct tcp_opt_input {
 	u8 num_sacks;		/* SACK blocks queued (established) */
 	bool dsack;		/* a D-SACK block is queued (established) */
 	u8 ao_maclen;		/* TCP-AO key with this MAC length, 0: none */
+	bool active_open;	/* established: we sent the SYN (not accepted) */
 };
 
 struct tcp_opt_expect {
@@ -441,7 +442,9 @@ static const struct tcp_opt_case tcp_opt_md5_cases[] = {
  * then the MAC, padded with NOPs to 32 bits when its length is not a
  * multiple of 4 (the writer leaves the MAC itself to tcp_ao_hash_hdr()).
  * Unlike MD5, AO keeps TS on a SYN; a SYN-ACK drops TS when SACK is on.
- * The established socket's TS is counted in tcp_header_len, AO is not.
+ * An accepted socket counts the AO option in tcp_header_len (6.12
+ * tcp_create_openreq_child()), so only what AO leaves to SACK moves the
+ * MSS; an active opener's count is reset to TS only at the SYN-ACK.
  */
 #define AO_SYN_IN(_maclen)						\
 	{ .pkt = TCP_OPT_SYN, .ts = 1, .sack = 1, .ws = 1, .mss = 1460,	\
@@ -504,7 +507,7 @@ static const struct tcp_opt_case tcp_opt_ao_cases[] = {
 	{
 		.name = "ao_est_no_ts_mac4",
 		.in = { .pkt = TCP_OPT_ESTABLISHED, .ao_maclen = 4 },
-		.out = { .size = 8, .mss_delta = 8, .words = {
+		.out = { .size = 8, .mss_delta = 0, .words = {
 			0x1d080709, AO_MAC_UNTOUCHED } },
 	},
 	{
@@ -516,7 +519,7 @@ static const struct tcp_opt_case tcp_opt_ao_cases[] = {
 		.name = "ao_est_ts_mac4_3_sacks_truncated",
 		.in = { .pkt = TCP_OPT_ESTABLISHED, .ts = 1, .num_sacks = 3,
 			.ao_maclen = 4 },
-		.out = { .size = 40, .mss_delta = 28, .words = {
+		.out = { .size = 40, .mss_delta = 20, .words = {
 			0x1d080709, AO_MAC_UNTOUCHED, 0x0101080a, EST_TSVAL,
 			EST_TSECR, 0x01010512, SACK1_START, SACK1_END,
 			SACK2_START, SACK2_END } },
@@ -526,7 +529,7 @@ static const struct tcp_opt_case tcp_opt_ao_cases[] = {
 		.name = "ao_est_ts_mac10_dsack_truncated",
 		.in = { .pkt = TCP_OPT_ESTABLISHED, .ts = 1, .num_sacks = 2,
 			.dsack = 1, .ao_maclen = 10 },
-		.out = { .size = 40, .mss_delta = 28, .words = {
+		.out = { .size = 40, .mss_delta = 12, .words = {
 			0x1d0e0709, AO_MAC_UNTOUCHED, AO_MAC_UNTOUCHED,
 			0x01010101, 0x0101080a, EST_TSVAL, EST_TSECR,
 			0x0101050a, DSACK_START, DSACK_END } },
@@ -536,7 +539,7 @@ static const struct tcp_opt_case tcp_opt_ao_cases[] = {
 		.name = "ao_est_ts_mac16_no_room_for_sack",
 		.in = { .pkt = TCP_OPT_ESTABLISHED, .ts = 1, .num_sacks = 1,
 			.ao_maclen = 16 },
-		.out = { .size = 32, .mss_delta = 20, .words = {
+		.out = { .size = 32, .mss_delta = 0, .words = {
 			0x1d140709, AO_MAC_UNTOUCHED, AO_MAC_UNTOUCHED,
 			AO_MAC_UNTOUCHED, AO_MAC_UNTOUCHED, 0x0101080a,
 			EST_TSVAL, EST_TSECR } },
@@ -550,6 +553,20 @@ static const struct tcp_opt_case tcp_opt_ao_cases[] = {
 		.name = "ao_and_md5_configured_ao_wins",
 		.in = { .pkt = TCP_OPT_ESTABLISHED, .ts = 1, .md5 = 1,
 			.ao_maclen = 12 },
+		.out = { .size = 28, .mss_delta = 0, .words = {
+			0x1d100709, AO_MAC_UNTOUCHED, AO_MAC_UNTOUCHED,
+			AO_MAC_UNTOUCHED, 0x0101080a, EST_TSVAL,
+			EST_TSECR } },
+	},
+	{
+		/*
+		 * tcp_rcv_synsent_state_process() sets tcp_header_len to TS
+		 * only, dropping the 16 bytes tcp_ao_connect_init() added:
+		 * the client pays the whole AO option in tcp_current_mss().
+		 */
+		.name = "ao_est_ts_mac12_active_open",
+		.in = { .pkt = TCP_OPT_ESTABLISHED, .ts = 1, .ao_maclen = 12,
+			.active_open = 1 },
 		.out = { .size = 28, .mss_delta = 16, .words = {
 			0x1d100709, AO_MAC_UNTOUCHED, AO_MAC_UNTOUCHED,
 			AO_MAC_UNTOUCHED, 0x0101080a, EST_TSVAL,
@@ -706,7 +723,9 @@ static const struct tcp_opt_case tcp_opt_fastopen_cases[] = {
  * Established segments: SACK blocks after TS, truncated to what is left of
  * the 40 bytes (RFC 2018 section 3: at most 3 blocks next to TS, 4 alone).
  * mss_delta is what tcp_current_mss() takes off mss_cache, which was sized
- * for tcp_header_len: TS, and MD5 before 6.7 (MD5_MSS_COST, compat header).
+ * for tcp_header_len: TS and, on an accepted socket, MD5 before 6.7
+ * (MD5_MSS_COST, compat header). Rows are accepted sockets unless they
+ * say active_open.
  */
 #define EST_IN(_ts, _sacks, _dsack)					\
 	{ .pkt = TCP_OPT_ESTABLISHED, .ts = (_ts), .num_sacks = (_sacks),	\
@@ -837,6 +856,20 @@ static const struct tcp_opt_case tcp_opt_established_cases[] = {
 		.in = { .pkt = TCP_OPT_ESTABLISHED, .md5 = 1, .ts = 1,
 			.num_sacks = 1 },
 		.out = { .size = 32, .mss_delta = MD5_MSS_COST, .words = { MD5_OPTION,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
+			0x0101080a, EST_TSVAL, EST_TSECR } },
+	},
+	{
+		/*
+		 * The client side of the same connection: its tcp_header_len
+		 * is reset to TS only at the SYN-ACK, so MD5 costs all of
+		 * its 20 bytes of MSS there, on 6.1 as well.
+		 */
+		.name = "est_md5_ts_active_open",
+		.in = { .pkt = TCP_OPT_ESTABLISHED, .md5 = 1, .ts = 1,
+			.active_open = 1 },
+		.out = { .size = 32, .mss_delta = 20, .words = { MD5_OPTION,
 			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
 			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
 			0x0101080a, EST_TSVAL, EST_TSECR } },
@@ -1368,16 +1401,34 @@ static unsigned int tcp_opt_calc_and_write(struct tcp_opt_env *env,
 	return size;
 }
 
-/* mss_cache - tcp_current_mss(), with tcp_header_len set as the stack does. */
+/* What tcp_create_openreq_child() adds to tcp_header_len for the key. */
+static unsigned int tcp_opt_child_key_len(struct tcp_opt_env *env,
+					  const struct tcp_opt_input *in)
+{
+#ifdef TCP_OPT_HAVE_AO
+	if (in->ao_maclen)
+		return tcp_ao_len_aligned(env->ao_key);
+#endif
+	return in->md5 ? TCP_OPT_HDRLEN_MD5 : 0;
+}
+
+/*
+ * mss_cache - tcp_current_mss(), with tcp_header_len as the stack leaves
+ * it on an established socket: TS if negotiated and, on an accepted
+ * socket, the key's option as tcp_create_openreq_child() counts it.
+ */
 static int tcp_opt_mss_delta(struct tcp_opt_env *env,
 			     const struct tcp_opt_input *in)
 {
 	struct sock *sk = &env->tp->inet_conn.icsk_inet.sk;
+	unsigned int hlen = sizeof(struct tcphdr);
 
+	if (in->ts)
+		hlen += TCPOLEN_TSTAMP_ALIGNED;
+	if (!in->active_open)
+		hlen += tcp_opt_child_key_len(env, in);
 	env->tp->mss_cache = EST_MSS_CACHE;
-	env->tp->tcp_header_len = sizeof(struct tcphdr) +
-		(in->ts ? TCPOLEN_TSTAMP_ALIGNED : 0) +
-		(in->md5 ? TCP_OPT_HDRLEN_MD5 : 0);
+	env->tp->tcp_header_len = hlen;
 	return EST_MSS_CACHE - (int)tcp_current_mss(sk);
 }
 
@@ -1556,9 +1607,11 @@ static void tcp_opt_dsack_sent_once_test(struct kunit *test)
 }
 
 /*
- * Exhaustive sweep over the inputs the 6.1 calculators read. Each group
+ * Exhaustive sweep over the inputs the calculators read. Each group
  * fixes the packet kind, MD5, syncookie and the Fast Open option kind and
- * loops over the rest. Every combination is checked in-kernel for the
+ * loops over the rest. TCP-AO groups loop over MAC lengths instead of
+ * MSS and wscale values, which the AO rules do not read; they are skipped
+ * on trees without TCP-AO. Every combination is checked in-kernel for the
  * invariants of tcp_opt_check_written() and printed as one '# sweep:'
  * record; the host compares each record with its reference model
  * (tools/tcpopt/model.py), which is written from the RFCs, not from this
@@ -1569,6 +1622,7 @@ struct tcp_opt_sweep_group {
 	enum tcp_opt_pkt pkt;
 	bool md5, syncookie;
 	enum tcp_opt_fo fo;
+	bool ao;
 };
 
 static const struct tcp_opt_sweep_group tcp_opt_sweep_groups[] = {
@@ -1592,11 +1646,23 @@ static const struct tcp_opt_sweep_group tcp_opt_sweep_groups[] = {
 	{ "synack_cookie_md5_foexp", TCP_OPT_SYNACK, 1, 1, TCP_OPT_FO_EXP },
 	{ "established", TCP_OPT_ESTABLISHED, 0, 0, TCP_OPT_FO_NONE },
 	{ "established_md5", TCP_OPT_ESTABLISHED, 1, 0, TCP_OPT_FO_NONE },
+	{ "syn_ao", TCP_OPT_SYN, 0, 0, TCP_OPT_FO_NONE, true },
+	{ "syn_ao_fo", TCP_OPT_SYN, 0, 0, TCP_OPT_FO_RFC7413, true },
+	{ "syn_ao_foexp", TCP_OPT_SYN, 0, 0, TCP_OPT_FO_EXP, true },
+	{ "synack_ao", TCP_OPT_SYNACK, 0, 0, TCP_OPT_FO_NONE, true },
+	{ "synack_ao_fo", TCP_OPT_SYNACK, 0, 0, TCP_OPT_FO_RFC7413, true },
+	{ "synack_ao_foexp", TCP_OPT_SYNACK, 0, 0, TCP_OPT_FO_EXP, true },
+	{ "synack_cookie_ao", TCP_OPT_SYNACK, 0, 1, TCP_OPT_FO_NONE, true },
+	{ "synack_cookie_ao_fo", TCP_OPT_SYNACK, 0, 1, TCP_OPT_FO_RFC7413, true },
+	{ "synack_cookie_ao_foexp", TCP_OPT_SYNACK, 0, 1, TCP_OPT_FO_EXP, true },
+	{ "established_ao", TCP_OPT_ESTABLISHED, 0, 0, TCP_OPT_FO_NONE, true },
 };
 
 static const u16 tcp_opt_sweep_mss[] = { 536, 1220, 1460, 65495 };
 static const u8 tcp_opt_sweep_wscale[] = { 0, 1, 7, 14 };
 static const u8 tcp_opt_sweep_fo_len[] = { 0, 4, 6, 8, 10, 12, 14, 16 };
+/* 4 + MAC: aligned (4, 12, 16), NOP-padded by 2 (6, 10) and 0 (16). */
+static const u8 tcp_opt_sweep_ao_maclen[] = { 4, 6, 10, 12, 16 };
 
 static void tcp_opt_sweep_desc(const struct tcp_opt_sweep_group *g,
 			       char *desc)
@@ -1639,44 +1705,87 @@ static void tcp_opt_sweep_one(struct kunit *test,
 		  env->buf + sizeof(struct tcphdr));
 }
 
+/* Every Fast Open cookie length of the group, or none. */
+static unsigned int tcp_opt_sweep_fo(struct kunit *test,
+				     const struct tcp_opt_sweep_group *g,
+				     struct tcp_opt_input *in)
+{
+	unsigned int f, fo_lens = g->fo == TCP_OPT_FO_NONE ? 1 :
+				  ARRAY_SIZE(tcp_opt_sweep_fo_len);
+
+	for (f = 0; f < fo_lens; f++) {
+		in->fo_len = g->fo == TCP_OPT_FO_NONE ?
+			     0 : tcp_opt_sweep_fo_len[f];
+		tcp_opt_sweep_one(test, in);
+	}
+	return fo_lens;
+}
+
+/* SYN and SYN-ACK: the three flags, then MSS and wscale or the MAC. */
+static unsigned int tcp_opt_sweep_handshake(struct kunit *test,
+					    const struct tcp_opt_sweep_group *g,
+					    struct tcp_opt_input *in)
+{
+	unsigned int flags, m, w, count = 0;
+
+	for (flags = 0; flags < 8; flags++) {
+		in->ts = flags & 1;
+		in->sack = flags & 2;
+		in->ws = flags & 4;
+		if (g->ao) {
+			in->mss = 1460;
+			in->wscale = 7;
+			for (m = 0; m < ARRAY_SIZE(tcp_opt_sweep_ao_maclen); m++) {
+				in->ao_maclen = tcp_opt_sweep_ao_maclen[m];
+				count += tcp_opt_sweep_fo(test, g, in);
+			}
+			continue;
+		}
+		for (m = 0; m < ARRAY_SIZE(tcp_opt_sweep_mss); m++) {
+			in->mss = tcp_opt_sweep_mss[m];
+			for (w = 0; w < ARRAY_SIZE(tcp_opt_sweep_wscale); w++) {
+				in->wscale = tcp_opt_sweep_wscale[w];
+				count += tcp_opt_sweep_fo(test, g, in);
+			}
+		}
+	}
+	return count;
+}
+
+/* Established: TS, D-SACK and 0..TCP_NUM_SACKS blocks, per MAC length. */
+static unsigned int tcp_opt_sweep_established(struct kunit *test,
+					      const struct tcp_opt_sweep_group *g,
+					      struct tcp_opt_input *in)
+{
+	unsigned int flags, m, macs = g->ao ?
+		ARRAY_SIZE(tcp_opt_sweep_ao_maclen) : 1;
+	unsigned int count = 0;
+
+	for (m = 0; m < macs; m++) {
+		in->ao_maclen = g->ao ? tcp_opt_sweep_ao_maclen[m] : 0;
+		for (flags = 0; flags < 2 * (TCP_NUM_SACKS + 1) * 2; flags++) {
+			in->ts = flags & 1;
+			in->dsack = flags & 2;
+			in->num_sacks = flags >> 2;
+			tcp_opt_sweep_one(test, in);
+			count++;
+		}
+	}
+	return count;
+}
+
 static void tcp_opt_sweep_test(struct kunit *test)
 {
 	const struct tcp_opt_sweep_group *g = test->param_value;
 	struct tcp_opt_input in = { .pkt = g->pkt, .md5 = g->md5,
 				    .syncookie = g->syncookie, .fo = g->fo };
-	unsigned int flags, m, w, f, fo_lens, count = 0;
 	u64 start = ktime_get_ns();
+	unsigned int count;
 
-	if (g->pkt == TCP_OPT_ESTABLISHED) {
-		for (flags = 0; flags < 2 * (TCP_NUM_SACKS + 1) * 2; flags++) {
-			in.ts = flags & 1;
-			in.dsack = flags & 2;
-			in.num_sacks = flags >> 2;
-			tcp_opt_sweep_one(test, &in);
-			count++;
-		}
-		goto out;
-	}
-	fo_lens = g->fo == TCP_OPT_FO_NONE ? 1 :
-		  ARRAY_SIZE(tcp_opt_sweep_fo_len);
-	for (flags = 0; flags < 8; flags++) {
-		in.ts = flags & 1;
-		in.sack = flags & 2;
-		in.ws = flags & 4;
-		for (m = 0; m < ARRAY_SIZE(tcp_opt_sweep_mss); m++) {
-			in.mss = tcp_opt_sweep_mss[m];
-			for (w = 0; w < ARRAY_SIZE(tcp_opt_sweep_wscale); w++) {
-				in.wscale = tcp_opt_sweep_wscale[w];
-				for (f = 0; f < fo_lens; f++) {
-					in.fo_len = g->fo == TCP_OPT_FO_NONE ?
-						0 : tcp_opt_sweep_fo_len[f];
-					tcp_opt_sweep_one(test, &in);
-					count++;
-				}
-			}
-		}
-	}
-out:
+	if (g->pkt == TCP_OPT_ESTABLISHED)
+		count = tcp_opt_sweep_established(test, g, &in);
+	else
+		count = tcp_opt_sweep_handshake(test, g, &in);
 	kunit_info(test, "sweep %s: %u combinations in %llu us", g->name,
 		   count, div_u64(ktime_get_ns() - start, NSEC_PER_USEC));
 }

@@ -185,8 +185,9 @@ static void tcp_opt_key_set_ao(struct tcp_opt_key *k, struct tcp_ao_key *ao)
 
 /*
  * tcp_current_mss() subtracts what a segment's options add beyond
- * tcp_header_len. 6.1 counts an MD5 option in tcp_header_len; since 6.7
- * only TS is, so MD5 costs its 20 bytes of MSS in every segment.
+ * tcp_header_len. On 6.1 an accepted socket counts an MD5 option there
+ * (tcp_create_openreq_child()); since 6.7 it counts TCP-AO instead, and
+ * MD5 costs its 20 bytes of MSS in every segment.
  */
 #ifdef TCP_OPT_HAVE_TCP_KEY
 #define TCP_OPT_HDRLEN_MD5	0

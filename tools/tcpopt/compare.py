@@ -10,9 +10,9 @@ from .ktap import Case, Run
 # Differences the trees are known to have, and why (docs/trees.md).
 REASON_AO = ('TCP-AO (RFC 5925) exists since 6.7: the row is skipped on '
              'the older tree')
-REASON_MD5_MSS = ('since 6.7 tcp_header_len counts TS only, not MD5, so '
-                  'tcp_current_mss() takes the 20 MD5 bytes off every '
-                  'segment')
+REASON_MD5_MSS = ('since 6.7 an accepted socket\'s tcp_header_len counts '
+                  'TS and TCP-AO, not MD5, so tcp_current_mss() takes the '
+                  '20 MD5 bytes off every segment')
 REASON_UNKNOWN = 'no known rule explains this difference: review it'
 
 
@@ -22,20 +22,31 @@ def _first(values: list) -> Optional[object]:
 
 def _summary(case: Optional[Case]) -> Tuple[str, str, str]:
     """(layout, size, mss delta) as table cells; '—' when absent."""
-    if case is None or case.status == 'skip' or not case.layouts:
-        reason = 'skipped' if case is not None and case.status == 'skip' \
-            else 'absent'
-        return (reason, '—', '—')
+    if case is None:
+        return ('absent', '—', '—')
+    if case.status == 'skip':
+        return ('skipped', '—', '—')
+    if not case.layouts:
+        # A sweep group or plain check: it prints no single layout.
+        return (case.status, '—', '—')
     delta = _first(case.mss_deltas)
     return (f'`<{case.layouts[0]}>`', str(case.sizes[0]),
             '' if delta is None else str(delta))
 
 
+def _needs_ao(case: Optional[Case]) -> bool:
+    if case is None:
+        return False
+    if case.inputs and case.inputs[0].get('ao_maclen'):
+        return True
+    # A sweep group has no inputs line; its skip reason names TCP-AO.
+    return case.status == 'skip' and \
+        any('TCP-AO' in d for d in case.diagnostics)
+
+
 def reason(old: Optional[Case], new: Optional[Case]) -> str:
-    for case in (old, new):
-        if case is not None and case.inputs and \
-                case.inputs[0].get('ao_maclen'):
-            return REASON_AO
+    if _needs_ao(old) or _needs_ao(new):
+        return REASON_AO
     if old and new and old.layouts == new.layouts and \
             old.sizes == new.sizes and old.inputs and \
             old.inputs[0].get('md5') == '1':

@@ -1,19 +1,25 @@
-"""A reference model of the TCP options Linux 6.1 writes, from the RFCs.
+"""The TCP options Linux 6.1 and 6.12 write, modelled from the RFCs.
 
 The encodings come from the RFCs: MSS (RFC 9293 section 3.2: kind 2,
 len 4), window scale and timestamps (RFC 7323: kind 3 len 3, kind 8
 len 10), SACK_PERM and SACK (RFC 2018: kind 4 len 2, kind 5 len 2 + 8n),
-MD5 (RFC 2385: kind 19 len 18), Fast Open (RFC 7413: kind 34 len 2 +
+MD5 (RFC 2385: kind 19 len 18), TCP-AO (RFC 5925 section 2.2: kind 29
+len 4 + MAC, KeyID, RNextKeyID), Fast Open (RFC 7413: kind 34 len 2 +
 cookie) and its experimental form (RFC 6994: kind 254 len 4 + cookie,
 ExID 0xF989). The order and the 40-byte budget are the ones Linux
 documents (the comments above tcp_options_write() and in
-tcp_synack_options()); nothing here is transcribed from the C code, so
-the sweep in tcpopt.sweep compares two independent descriptions.
+tcp_synack_options(), and the TCP-AO setsockopt's size check); nothing
+here is transcribed from the C code, so the sweep in tcpopt.sweep
+compares two independent descriptions.
+
+Without TCP-AO, 6.1 and 6.12 write the same layouts. TCP-AO exists from
+Linux 6.7 on, so of the supported trees only 6.12 has it: inputs with
+ao_maclen > 0 describe 6.12 only.
 
 The values the in-kernel harness feeds the writer (TS val/ecr per packet
-kind, the SACK blocks, the Fast Open cookie bytes, the 0xa5 the hash
-bytes keep) are fixed below, so a layout compares byte for byte with the
-kernel's '# sweep:' records.
+kind, the SACK blocks, the Fast Open cookie bytes, the TCP-AO KeyIDs, the
+0xa5 the hash bytes keep) are fixed below, so a layout compares byte for
+byte with the kernel's '# sweep:' records.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ TCPOLEN_SACK_PERBLOCK = 8
 TCPOPT_TIMESTAMP, TCPOLEN_TIMESTAMP = 8, 10     # RFC 7323
 TCPOPT_MD5SIG, TCPOLEN_MD5SIG = 19, 18          # RFC 2385
 MD5_DIGEST_LEN = 16
+TCPOPT_AO, TCPOLEN_AO_BASE = 29, 4              # RFC 5925: + the MAC
 TCPOPT_FASTOPEN, TCPOLEN_FASTOPEN_BASE = 34, 2  # RFC 7413
 TCPOPT_EXP, TCPOLEN_EXP_FASTOPEN_BASE = 254, 4  # RFC 6994
 FASTOPEN_MAGIC = 0xF989                         # RFC 7413's ExID
@@ -49,11 +56,16 @@ ALIGNED_TS = 12
 ALIGNED_SACK_PERM = 4               # 0 when it shares the TS word
 ALIGNED_WS = 4
 ALIGNED_SACK_BASE = 4               # NOP,NOP,kind,len before the blocks
+ALIGNED_WORD = 4
 
 # Limits of the inputs the model describes.
 MAX_SACK_BLOCKS = 4                 # Linux's TCP_NUM_SACKS
 MAX_WSCALE = 14                     # RFC 7323 section 2.3
 MAX_COOKIE_LEN = 16                 # RFC 7413 section 4.1.1
+# RFC 5925 allows any MAC that fits; Linux's TCP-AO setsockopt refuses a
+# key whose aligned option leaves a SYN no room for MSS, TS and WS:
+# align4(4 + maclen) <= 40 - 4 - 12 - 4, so at most 16 bytes of MAC.
+MAX_AO_MACLEN = 16
 
 # What the in-kernel harness feeds the writer.
 TS_VALUES = {'syn': (1, 0), 'synack': (2, 1), 'established': (3, 2)}
@@ -61,6 +73,10 @@ DSACK_BLOCK = (0x00000100, 0x00000200)
 SACK_BLOCKS = ((0x00001000, 0x00002000), (0x00003000, 0x00004000),
                (0x00005000, 0x00006000), (0x00007000, 0x00008000))
 COOKIE_FIRST_BYTE = 0xc0
+# TCP-AO (KeyID, RNextKeyID): a SYN or an established segment takes the
+# socket's current and RNext keys, a SYN-ACK the request sock's own pair.
+AO_KEY_IDS = {'syn': (0x07, 0x09), 'synack': (0x03, 0x04),
+              'established': (0x07, 0x09)}
 # The harness poisons the option space; the writer leaves the hash alone.
 UNWRITTEN = 0xa5
 
@@ -68,22 +84,30 @@ UNWRITTEN = 0xa5
 SWEEP_MSS = (536, 1220, 1460, 65495)
 SWEEP_WSCALE = (0, 1, 7, 14)
 SWEEP_FO_LEN = (0, 4, 6, 8, 10, 12, 14, 16)
+# The TCP-AO groups (6.12 only): MSS and wscale fixed, the MAC varies.
+SWEEP_AO_MACLEN = (4, 6, 10, 12, 16)
+SWEEP_AO_MSS = 1460
+SWEEP_AO_WSCALE = 7
 
 # Keys of a '# sweep:' record, in the order the kernel prints them.
 FIELDS = ('kind', 'ts', 'sack', 'ws', 'md5', 'syncookie', 'mss', 'wscale',
           'fo', 'fo_len', 'sacks', 'dsack')
+# Keys a record has only when not zero: 6.12's TCP-AO MAC length, printed
+# after dsack, so that 6.1's records and 6.12's non-AO ones are unchanged.
+OPTIONAL_FIELDS = ('ao_maclen',)
 # Keys that describe the kernel's output, not the inputs.
 OUTPUT_FIELDS = ('size', 'bytes')
 
 
 @dataclass(frozen=True)
 class Inputs:
-    """Everything the 6.1 option calculators read, for one packet.
+    """Everything the 6.1 and 6.12 option calculators read, for one packet.
 
     SYN: ts, sack, ws are the sysctls. SYN-ACK: the request's tstamp_ok,
     sack_ok, wscale_ok. Established: ts is tstamp_ok; sacks and dsack are
-    the queued SACK and D-SACK blocks. Fields a packet kind does not read
-    must keep their zero value, so that equal packets compare equal.
+    the queued SACK and D-SACK blocks. ao_maclen is the MAC length of the
+    TCP-AO key in use (6.12), 0 for none. Fields a packet kind does not
+    read must keep their zero value, so that equal packets compare equal.
     """
 
     kind: str
@@ -98,6 +122,7 @@ class Inputs:
     fo_len: int = 0
     sacks: int = 0
     dsack: bool = False
+    ao_maclen: int = 0
 
     def __post_init__(self) -> None:
         problem = _problem(self)
@@ -115,6 +140,7 @@ class Plan(NamedTuple):
     ws: bool
     sack_blocks: int
     fast_open: bool
+    ao: bool = False
 
 
 class Option(NamedTuple):
@@ -131,11 +157,17 @@ def _problem(i: Inputs) -> str:
         return f'kind must be one of {", ".join(KINDS)}'
     if i.fo not in FO_KINDS:
         return f'fo must be one of {", ".join(FO_KINDS)}'
+    if not 0 <= i.ao_maclen <= MAX_AO_MACLEN:
+        return f'ao_maclen must be 0..{MAX_AO_MACLEN}'
+    if i.md5 and i.ao_maclen:
+        # A segment carries one signature: Linux picks one key per packet.
+        return 'MD5 and TCP-AO are exclusive'
     if i.kind == 'established':
         # The established calculator reads none of these.
         if i.sack or i.ws or i.syncookie or i.mss or i.wscale or \
                 i.fo != 'none' or i.fo_len:
-            return 'established takes only ts, md5, sacks and dsack'
+            return 'established takes only ts, md5, ao_maclen, sacks and ' \
+                'dsack'
         if not 0 <= i.sacks <= MAX_SACK_BLOCKS:
             return f'sacks must be 0..{MAX_SACK_BLOCKS}'
         return ''
@@ -167,8 +199,18 @@ def fast_open_size(i: Inputs) -> int:
     return align4(base + i.fo_len)
 
 
+def ao_size(i: Inputs) -> int:
+    """The aligned space Linux reserves for @i's TCP-AO option, or 0."""
+    return align4(TCPOLEN_AO_BASE + i.ao_maclen) if i.ao_maclen else 0
+
+
 def _keeps_ts(i: Inputs) -> bool:
-    """Whether MD5 leaves TS on a handshake packet that asks for it."""
+    """Whether MD5 or TCP-AO leaves TS on a handshake packet asking for it."""
+    if i.ao_maclen:
+        # RFC 5925 section 7.6 sizes AO to leave room for TS, and Linux
+        # keeps it on a SYN. A SYN-ACK gives TS up for SACK as with MD5,
+        # but 6.12 makes no syncookie exception for AO.
+        return i.kind == 'syn' or not i.sack
     if not i.md5:
         return True
     if i.kind == 'syn':
@@ -183,6 +225,7 @@ def _handshake_plan(i: Inputs) -> Plan:
     remaining = MAX_OPTION_SPACE - ALIGNED_MSS
     if i.md5:
         remaining -= ALIGNED_MD5
+    remaining -= ao_size(i)
     ts = i.ts and _keeps_ts(i)
     if ts:
         remaining -= ALIGNED_TS
@@ -193,11 +236,12 @@ def _handshake_plan(i: Inputs) -> Plan:
     # A cookie that does not fit is left out whole, never cut.
     fast_open = i.fo != 'none' and fast_open_size(i) <= remaining
     return Plan(md5=i.md5, mss=True, ts=ts, sack_perm=i.sack, ws=i.ws,
-                sack_blocks=0, fast_open=fast_open)
+                sack_blocks=0, fast_open=fast_open, ao=bool(i.ao_maclen))
 
 
 def _established_plan(i: Inputs) -> Plan:
-    used = (ALIGNED_MD5 if i.md5 else 0) + (ALIGNED_TS if i.ts else 0)
+    used = (ALIGNED_MD5 if i.md5 else 0) + ao_size(i) + \
+        (ALIGNED_TS if i.ts else 0)
     blocks = 0
     queued = i.sacks + int(i.dsack)
     remaining = MAX_OPTION_SPACE - used
@@ -206,7 +250,7 @@ def _established_plan(i: Inputs) -> Plan:
         blocks = min(queued, (remaining - ALIGNED_SACK_BASE) //
                      TCPOLEN_SACK_PERBLOCK)
     return Plan(md5=i.md5, mss=False, ts=i.ts, sack_perm=False, ws=False,
-                sack_blocks=blocks, fast_open=False)
+                sack_blocks=blocks, fast_open=False, ao=bool(i.ao_maclen))
 
 
 def plan(i: Inputs) -> Plan:
@@ -216,7 +260,8 @@ def plan(i: Inputs) -> Plan:
 
 def reserved_size(p: Plan, i: Inputs) -> int:
     """The bytes the calculator reserves for @p, counted option by option."""
-    size = (ALIGNED_MD5 if p.md5 else 0) + (ALIGNED_MSS if p.mss else 0)
+    size = (ALIGNED_MD5 if p.md5 else 0) + (ao_size(i) if p.ao else 0)
+    size += ALIGNED_MSS if p.mss else 0
     size += ALIGNED_TS if p.ts else 0
     size += ALIGNED_SACK_PERM if p.sack_perm and not p.ts else 0
     size += ALIGNED_WS if p.ws else 0
@@ -233,6 +278,23 @@ def _nops(count: int) -> bytes:
 def _md5() -> bytes:
     return _nops(2) + bytes([TCPOPT_MD5SIG, TCPOLEN_MD5SIG]) + \
         bytes([UNWRITTEN] * MD5_DIGEST_LEN)
+
+
+def _ao(i: Inputs) -> bytes:
+    """TCP-AO as the writer leaves it, before the MAC is computed.
+
+    The length byte is 4 + maclen, unaligned (RFC 5925 section 2.2). Linux
+    convention: the writer steps over the whole 32-bit words of the MAC
+    (they keep the harness's 0xa5) and, when maclen is not a multiple of
+    4, fills the whole next word with NOPs. The hash overwrites the MAC's
+    tail bytes of that word later; the NOPs after it are the padding.
+    """
+    key_id, rnext_key_id = AO_KEY_IDS[i.kind]
+    whole_words, tail = divmod(i.ao_maclen, ALIGNED_WORD)
+    return bytes([TCPOPT_AO, TCPOLEN_AO_BASE + i.ao_maclen, key_id,
+                  rnext_key_id]) + \
+        bytes([UNWRITTEN] * ALIGNED_WORD * whole_words) + \
+        (_nops(ALIGNED_WORD) if tail else b'')
 
 
 def _timestamps(i: Inputs, sack_perm: bool) -> bytes:
@@ -274,9 +336,12 @@ def _fast_open(i: Inputs) -> bytes:
 
 
 def layout(i: Inputs) -> bytes:
-    """The option bytes the 6.1 writer puts after the 20-byte header."""
+    """The option bytes the writer puts after the 20-byte header.
+
+    MD5 or TCP-AO (never both) comes first, then the 6.1 order.
+    """
     p = plan(i)
-    out = _md5() if p.md5 else b''
+    out = _md5() if p.md5 else _ao(i) if p.ao else b''
     if p.mss:
         out += struct.pack('!BBH', TCPOPT_MSS, TCPOLEN_MSS, i.mss)
     if p.ts:
@@ -295,13 +360,18 @@ def layout(i: Inputs) -> bytes:
 
 
 def mss_delta(i: Inputs) -> int:
-    """mss_cache - tcp_current_mss() on an established 6.1 socket.
+    """mss_cache - tcp_current_mss() on an accepted 6.1 socket.
 
-    mss_cache was sized for tcp_header_len, which on 6.1 counts TS and
-    MD5; only what the segment adds beyond that (SACK blocks) comes off.
+    mss_cache was sized for tcp_header_len, which on an accepted 6.1
+    socket counts TS and MD5 (tcp_create_openreq_child()); only what the
+    segment adds beyond that (SACK blocks) comes off.
+    TCP-AO is 6.12 only, and how a 6.12 socket counts it in
+    tcp_header_len is not part of this model: refused.
     """
     if i.kind != 'established':
         raise ValueError('tcp_current_mss() applies to established sockets')
+    if i.ao_maclen:
+        raise ValueError('mss_delta models 6.1, which has no TCP-AO')
     counted = (ALIGNED_TS if i.ts else 0) + (ALIGNED_MD5 if i.md5 else 0)
     return len(layout(i)) - counted
 
@@ -321,15 +391,15 @@ def _number(name: str, value: str) -> int:
 def from_fields(fields: Mapping[str, str]) -> Inputs:
     """Inputs from a record's key=value pairs (tcpopt.ktap.fields()).
 
-    'size' and 'bytes' are ignored; a key the model does not know (a
-    newer kernel's input, such as ao_maclen) is an error rather than
-    silently compared against a model that ignores it.
+    'size' and 'bytes' are ignored, ao_maclen may be left out (0); a key
+    the model does not know (a newer kernel's input) is an error rather
+    than silently compared against a model that ignores it.
     """
     missing = [key for key in FIELDS if key not in fields]
     if missing:
         raise ValueError(f'missing {", ".join(missing)}')
-    unknown = [key for key in fields
-               if key not in FIELDS and key not in OUTPUT_FIELDS]
+    known = FIELDS + OPTIONAL_FIELDS + OUTPUT_FIELDS
+    unknown = [key for key in fields if key not in known]
     if unknown:
         raise ValueError(f'the model does not cover {", ".join(unknown)}')
     def flag(key: str) -> bool:
@@ -342,42 +412,74 @@ def from_fields(fields: Mapping[str, str]) -> Inputs:
                   ws=flag('ws'), md5=flag('md5'), syncookie=flag('syncookie'),
                   mss=number('mss'), wscale=number('wscale'), fo=fields['fo'],
                   fo_len=number('fo_len'), sacks=number('sacks'),
-                  dsack=flag('dsack'))
+                  dsack=flag('dsack'),
+                  ao_maclen=_number('ao_maclen',
+                                    fields.get('ao_maclen', '0')))
 
 
 def to_fields(i: Inputs) -> Dict[str, str]:
-    """The record form of @i, keys in the kernel's order."""
+    """The record form of @i, keys in the kernel's order.
+
+    ao_maclen only when there is an AO key, as the kernel prints it.
+    """
     out: Dict[str, str] = {}
-    for key in FIELDS:
+    for key in FIELDS + OPTIONAL_FIELDS:
         value = getattr(i, key)
+        if key in OPTIONAL_FIELDS and not value:
+            continue
         out[key] = str(int(value)) if isinstance(value, bool) else str(value)
     return out
 
 
 def to_text(i: Inputs) -> str:
-    """'kind=syn ts=1 ... dsack=0', as the kernel prints the inputs."""
+    """'kind=syn ts=1 ... dsack=0', as the kernel prints the inputs.
+
+    ' ao_maclen=N' follows dsack on a TCP-AO packet.
+    """
     return ' '.join(f'{key}={value}' for key, value in to_fields(i).items())
 
 
-def _handshake_group(kind: str, md5: bool, syncookie: bool,
-                     fo: str) -> List[Inputs]:
+def _handshake_group(kind: str, md5: bool, syncookie: bool, fo: str,
+                     ao: bool = False) -> List[Inputs]:
     fo_lens = (0,) if fo == 'none' else SWEEP_FO_LEN
-    # The kernel's loop order: flags, MSS, wscale, cookie length.
+    # An AO group fixes MSS and wscale and walks the MAC lengths instead.
+    msses = (SWEEP_AO_MSS,) if ao else SWEEP_MSS
+    wscales = (SWEEP_AO_WSCALE,) if ao else SWEEP_WSCALE
+    maclens = SWEEP_AO_MACLEN if ao else (0,)
+    # The kernel's loop order: flags, MSS, wscale, MAC, cookie length.
     return [Inputs(kind=kind, ts=bool(flags & 1), sack=bool(flags & 2),
                    ws=bool(flags & 4), md5=md5, syncookie=syncookie,
-                   mss=mss, wscale=wscale, fo=fo, fo_len=fo_len)
-            for flags in range(8) for mss in SWEEP_MSS
-            for wscale in SWEEP_WSCALE for fo_len in fo_lens]
+                   mss=mss, wscale=wscale, fo=fo, fo_len=fo_len,
+                   ao_maclen=maclen)
+            for flags in range(8) for mss in msses for wscale in wscales
+            for maclen in maclens for fo_len in fo_lens]
 
 
-def _established_group(md5: bool) -> List[Inputs]:
+def _established_group(md5: bool, ao_maclen: int = 0) -> List[Inputs]:
     return [Inputs(kind='established', ts=bool(flags & 1), md5=md5,
-                   dsack=bool(flags & 2), sacks=flags >> 2)
+                   dsack=bool(flags & 2), sacks=flags >> 2,
+                   ao_maclen=ao_maclen)
             for flags in range(2 * (MAX_SACK_BLOCKS + 1) * 2)]
 
 
-def cross_product() -> List[Inputs]:
-    """Every combination the kernel's tcp_opt_sweep suite emits, in order."""
+def _ao_groups() -> List[Inputs]:
+    """The 6.12-only TCP-AO groups, after all the others; MD5 stays off."""
+    out: List[Inputs] = []
+    for kind, syncookie in (('syn', False), ('synack', False),
+                            ('synack', True)):
+        for fo in FO_KINDS:
+            out += _handshake_group(kind, False, syncookie, fo, ao=True)
+    for maclen in SWEEP_AO_MACLEN:
+        out += _established_group(False, maclen)
+    return out
+
+
+def cross_product(ao: bool = False) -> List[Inputs]:
+    """Every combination the kernel's tcp_opt_sweep suite emits, in order.
+
+    @ao: the tree has TCP-AO (6.12 with CONFIG_TCP_AO), so the suite also
+    runs its AO groups; on 6.1 they are skipped and print nothing.
+    """
     out: List[Inputs] = []
     for kind, cookies in (('syn', (False,)), ('synack', (False, True))):
         for syncookie in cookies:
@@ -386,7 +488,7 @@ def cross_product() -> List[Inputs]:
                     out += _handshake_group(kind, md5, syncookie, fo)
     for md5 in (False, True):
         out += _established_group(md5)
-    return out
+    return out + (_ao_groups() if ao else [])
 
 
 def parse_options(data: bytes) -> List[Option]:
@@ -428,6 +530,8 @@ def _describe(option: Option) -> str:
              TCPOPT_MD5SIG: TCPOLEN_MD5SIG}
     if kind in fixed:
         _expect_len(option, fixed[kind])
+    if kind == TCPOPT_AO and len(body) + 2 <= TCPOLEN_AO_BASE:
+        raise ValueError(f'TCP-AO at byte {option.offset}: no MAC')
     if kind == TCPOPT_NOP:
         return 'nop'
     if kind == TCPOPT_MSS:
@@ -440,6 +544,9 @@ def _describe(option: Option) -> str:
         return 'TS val {} ecr {}'.format(*struct.unpack('!II', body))
     if kind == TCPOPT_MD5SIG:
         return 'md5'
+    if kind == TCPOPT_AO:
+        # The kernel suite's notation: the MAC by its length, not bytes.
+        return f'AO keyid {body[0]} rnext {body[1]} mac {len(body) - 2}'
     if kind == TCPOPT_SACK:
         if len(body) % TCPOLEN_SACK_PERBLOCK:
             raise ValueError(f'SACK at byte {option.offset}: partial block')

@@ -72,6 +72,11 @@ class Settings:
         return TREE_KCONFIG.get(self.tree, [])
 
     @property
+    def has_tcp_ao(self) -> bool:
+        """Whether the kunit build enables TCP-AO, so the AO groups run."""
+        return 'CONFIG_TCP_AO=y' in self.kconfig_add
+
+    @property
     def tarball(self) -> Path:
         override = os.environ.get('TCPOPT_TARBALL')
         return Path(override) if override else Path(

@@ -1,11 +1,13 @@
 """Compare the kernel's '# sweep:' records with the reference model.
 
 tcp_opt_sweep prints one record per input combination with the bytes the
-6.1 writer produced; tcpopt.ktap.parse() collects them into Run.sweep.
+tree's writer produced; tcpopt.ktap.parse() collects them into Run.sweep.
 Each record is checked against tcpopt.model, which is written from the
 RFCs, so a disagreement points at the kernel or at the model, never at a
-table both were copied from. The cross product the suite walks is known,
-so combinations the kernel never printed show up as missing.
+table both were copied from. The cross product the suite walks is known
+per tree (6.12 with CONFIG_TCP_AO adds the TCP-AO groups), so
+combinations the kernel never printed show up as missing, and records
+outside the tree's cross product as unexpected.
 """
 
 from __future__ import annotations
@@ -59,11 +61,15 @@ class SweepResult:
     invalid: List[Invalid] = field(default_factory=list)
     duplicates: List[Duplicate] = field(default_factory=list)
     missing: List[Inputs] = field(default_factory=list)
+    # Valid records the cross product does not have (AO records judged as
+    # a tree without TCP-AO, say): the model matched them, the suite
+    # should not have printed them.
+    unexpected: List[Inputs] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return self.total > 0 and self.matched == self.total and \
-            not (self.duplicates or self.missing)
+            not (self.duplicates or self.missing or self.unexpected)
 
 
 def first_difference(a: bytes, b: bytes) -> int:
@@ -103,8 +109,14 @@ def _check(record: Mapping[str, str], inputs: Inputs,
 
 
 def compare(records: Sequence[Mapping[str, str]],
-            expected: Optional[Sequence[Inputs]] = None) -> SweepResult:
-    """Judge every record; @expected defaults to model.cross_product()."""
+            expected: Optional[Sequence[Inputs]] = None,
+            ao: bool = False) -> SweepResult:
+    """Judge every record against the combinations the tree should print.
+
+    @expected defaults to model.cross_product(ao=@ao): pass ao=True for a
+    tree that runs the TCP-AO groups (6.12 with CONFIG_TCP_AO). @ao is
+    ignored when @expected is given.
+    """
     result = SweepResult(total=len(records))
     seen: Counter[Inputs] = Counter()
     for record in records:
@@ -121,8 +133,11 @@ def compare(records: Sequence[Mapping[str, str]],
             result.invalid.append(Invalid(dict(record), str(error)))
     result.duplicates = [Duplicate(inputs, count)
                          for inputs, count in seen.items() if count > 1]
-    wanted = model.cross_product() if expected is None else expected
+    wanted = model.cross_product(ao=ao) if expected is None else expected
     result.missing = [inputs for inputs in wanted if inputs not in seen]
+    wanted_set = set(wanted)
+    result.unexpected = [inputs for inputs in seen
+                         if inputs not in wanted_set]
     return result
 
 
@@ -174,6 +189,11 @@ def format_report(result: SweepResult) -> str:
         lines += [f'{model.to_text(d.inputs)} ({d.count} records)'
                   for d in result.duplicates[:REPORT_LIMIT]]
         lines += _more(len(result.duplicates), 'duplicates')
+    if result.unexpected:
+        lines += ['', f'{len(result.unexpected)} combinations printed are '
+                  'not in the cross product of this tree:']
+        lines += [model.to_text(i) for i in result.unexpected[:REPORT_LIMIT]]
+        lines += _more(len(result.unexpected), 'unexpected combinations')
     if result.missing:
         lines += ['', f'{len(result.missing)} combinations of the cross '
                   'product were not printed:']

@@ -15,6 +15,12 @@ from tcpopt.model import Inputs
 
 DATA = Path(__file__).resolve().parent / 'data'
 MD5_WORDS = '01011312' + 'a5a5a5a5' * 4
+MAC_WORD = 'a5a5a5a5'               # a MAC word the writer leaves alone
+NOP_WORD = '01010101'
+# The signatures a segment can carry: none, MD5, or AO with each MAC.
+AUTH = [dict(md5=False, ao_maclen=0), dict(md5=True, ao_maclen=0)] + \
+    [dict(md5=False, ao_maclen=n)
+     for n in range(1, model.MAX_AO_MACLEN + 1)]
 
 
 def words(text: str) -> bytes:
@@ -40,22 +46,23 @@ def handshake_space() -> Iterator[Inputs]:
     """Every handshake input the model takes, wider than the kernel sweep."""
     for kind in ('syn', 'synack'):
         cookies = (False, True) if kind == 'synack' else (False,)
-        for ts, sack, ws, md5, syncookie in itertools.product(
-                (False, True), (False, True), (False, True), (False, True),
-                cookies):
+        for ts, sack, ws, auth, syncookie in itertools.product(
+                (False, True), (False, True), (False, True), AUTH, cookies):
             for fo in model.FO_KINDS:
                 lens = (0,) if fo == 'none' else range(0, 17, 2)
                 for fo_len in lens:
                     for mss, wscale in ((1, 0), (1460, 7), (65535, 14)):
                         yield Inputs(kind=kind, ts=ts, sack=sack, ws=ws,
-                                     md5=md5, syncookie=syncookie, mss=mss,
-                                     wscale=wscale, fo=fo, fo_len=fo_len)
+                                     syncookie=syncookie, mss=mss,
+                                     wscale=wscale, fo=fo, fo_len=fo_len,
+                                     **auth)  # type: ignore[arg-type]
 
 
 def established_space() -> Iterator[Inputs]:
-    for ts, md5, dsack in itertools.product((False, True), repeat=3):
+    for ts, auth, dsack in itertools.product((False, True), AUTH,
+                                             (False, True)):
         for sacks in range(model.MAX_SACK_BLOCKS + 1):
-            yield est(ts=ts, md5=md5, sacks=sacks, dsack=dsack)
+            yield est(ts=ts, sacks=sacks, dsack=dsack, **auth)
 
 
 def whole_space() -> List[Inputs]:
@@ -237,6 +244,162 @@ class EstablishedTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             model.mss_delta(syn())
 
+    def test_mss_delta_is_6_1_only(self) -> None:
+        with self.assertRaisesRegex(ValueError, 'TCP-AO'):
+            model.mss_delta(est(ts=True, ao_maclen=12))
+
+
+def ao(maclen: int, ids: str = '0709') -> str:
+    """The AO option as the writer leaves it: header, MAC words, NOPs."""
+    return f'1d{4 + maclen:02x}{ids} ' + f'{MAC_WORD} ' * (maclen // 4) + \
+        (NOP_WORD if maclen % 4 else '')
+
+
+class AoEncodingTest(unittest.TestCase):
+    """RFC 5925 section 2.2, and what the writer leaves of the MAC."""
+
+    def test_mac_4_is_one_untouched_word(self) -> None:
+        self.assertEqual(model.layout(est(ao_maclen=4)),
+                         words('1d080709 a5a5a5a5'))
+
+    def test_mac_6_ends_in_a_nop_word(self) -> None:
+        self.assertEqual(model.layout(est(ao_maclen=6)),
+                         words('1d0a0709 a5a5a5a5 01010101'))
+
+    def test_mac_10_ends_in_a_nop_word(self) -> None:
+        got = model.layout(est(ao_maclen=10))
+        self.assertEqual(got, words('1d0e0709 a5a5a5a5 a5a5a5a5 01010101'))
+        # The length byte is unaligned: the option ends 2 bytes into the
+        # NOP word, whose last 2 bytes are padding.
+        self.assertEqual(model.packetdrill(got),
+                         'AO keyid 7 rnext 9 mac 10,nop,nop')
+
+    def test_mac_12_and_16_are_whole_words(self) -> None:
+        self.assertEqual(model.layout(est(ao_maclen=12)),
+                         words('1d100709' + MAC_WORD * 3))
+        self.assertEqual(model.layout(est(ao_maclen=16)),
+                         words('1d140709' + MAC_WORD * 4))
+
+    def test_mac_shorter_than_a_word(self) -> None:
+        self.assertEqual(model.layout(est(ao_maclen=1)),
+                         words('1d050709 01010101'))
+
+    def test_aligned_sizes(self) -> None:
+        self.assertEqual({n: model.ao_size(est(ao_maclen=n))
+                          for n in (0, 1, 4, 5, 6, 8, 10, 12, 13, 16)},
+                         {0: 0, 1: 8, 4: 8, 5: 12, 6: 12, 8: 12, 10: 16,
+                          12: 16, 13: 20, 16: 20})
+
+    def test_synack_has_the_request_key_ids(self) -> None:
+        self.assertEqual(model.layout(synack(ao_maclen=4))[:8],
+                         words('1d080304 a5a5a5a5'))
+        self.assertEqual(model.layout(syn(ao_maclen=4))[:8],
+                         words('1d080709 a5a5a5a5'))
+
+
+class SynAoTest(unittest.TestCase):
+
+    def test_mac_4_keeps_ts(self) -> None:
+        got = model.layout(syn(ts=True, sack=True, ws=True, ao_maclen=4))
+        self.assertEqual(got, words('1d080709 a5a5a5a5 020405b4 0402080a '
+                                    '00000001 00000000 01030307'))
+        self.assertEqual(model.packetdrill(got),
+                         'AO keyid 7 rnext 9 mac 4,mss 1460,sackOK,'
+                         'TS val 1 ecr 0,nop,wscale 7')
+
+    def test_mac_10_nop_padded(self) -> None:
+        got = model.layout(syn(ts=True, sack=True, ws=True, ao_maclen=10))
+        self.assertEqual(len(got), 36)
+        self.assertEqual(got, words('1d0e0709 a5a5a5a5 a5a5a5a5 01010101 '
+                                    '020405b4 0402080a 00000001 00000000 '
+                                    '01030307'))
+
+    def test_mac_16_fills_40(self) -> None:
+        got = model.layout(syn(ts=True, sack=True, ws=True, ao_maclen=16))
+        self.assertEqual(got, words(ao(16) + '020405b4 0402080a 00000001 '
+                                    '00000000 01030307'))
+        self.assertEqual(len(got), 40)
+
+    def test_mac_16_leaves_no_room_for_a_cookie_request(self) -> None:
+        full = syn(ts=True, sack=True, ws=True, ao_maclen=16)
+        self.assertEqual(model.layout(replace(full, fo='rfc7413')),
+                         model.layout(full))
+
+    def test_cookie_after_ws(self) -> None:
+        # 12 + 4 + 12 + 4 leave 8: an experimental 4-byte cookie fits...
+        got = model.layout(syn(ts=True, sack=True, ws=True, ao_maclen=6,
+                               fo='exp', fo_len=4))
+        self.assertEqual(got, words(ao(6) + '020405b4 0402080a 00000001 '
+                                    '00000000 01030307 fe08f989 c0c1c2c3'))
+        # ... a 6-byte one does not and is left out whole.
+        self.assertEqual(len(model.layout(syn(ts=True, sack=True, ws=True,
+                                              ao_maclen=6, fo='exp',
+                                              fo_len=6))), 32)
+
+
+class SynAckAoTest(unittest.TestCase):
+
+    def test_sack_drops_ts(self) -> None:
+        got = model.layout(synack(ts=True, sack=True, ws=True, mss=1440,
+                                  wscale=9, ao_maclen=12))
+        self.assertEqual(got, words('1d100304' + MAC_WORD * 3 +
+                                    '020405a0 01010402 01030309'))
+
+    def test_syncookie_with_sack_drops_ts_too(self) -> None:
+        # Unlike MD5 (SynAckLayoutTest.test_syncookie_keeps_ts_with_md5_
+        # and_sack), AO makes no exception for a syncookie SYN-ACK.
+        for maclen in (4, 10):
+            got = model.layout(synack(syncookie=True, ts=True, sack=True,
+                                      ws=True, ao_maclen=maclen))
+            self.assertEqual(got, words(ao(maclen, '0304') + '020405b4 '
+                                        '01010402 01030307'))
+            self.assertNotIn('TS', model.packetdrill(got))
+
+    def test_without_sack_keeps_ts(self) -> None:
+        for syncookie in (False, True):
+            got = model.layout(synack(syncookie=syncookie, ts=True, ws=True,
+                                      mss=1440, wscale=9, ao_maclen=12))
+            self.assertEqual(got, words('1d100304' + MAC_WORD * 3 +
+                                        '020405a0 0101080a 00000002 '
+                                        '00000001 01030309'))
+
+
+class EstablishedAoTest(unittest.TestCase):
+
+    def test_mac_10_ts_leaves_one_block(self) -> None:
+        # 16 + 12 leave 12: (12 - 4) // 8 = 1 of the 3 queued blocks.
+        got = model.layout(est(ts=True, sacks=3, ao_maclen=10))
+        self.assertEqual(len(got), 40)
+        self.assertEqual(got, words('1d0e0709 a5a5a5a5 a5a5a5a5 01010101 '
+                                    '0101080a 00000003 00000002 0101050a '
+                                    '00001000 00002000'))
+
+    def test_mac_10_ts_dsack_goes_first(self) -> None:
+        got = model.layout(est(ts=True, sacks=2, dsack=True, ao_maclen=10))
+        self.assertEqual(got[28:], words('0101050a 00000100 00000200'))
+
+    def test_mac_4_ts_leaves_two_blocks(self) -> None:
+        # 8 + 12 leave 20: (20 - 4) // 8 = 2, where 20 // 8 would also
+        # say 2 but (20 - 4) / 8 rounded up would say 3.
+        got = model.layout(est(ts=True, sacks=3, ao_maclen=4))
+        self.assertEqual(got, words('1d080709 a5a5a5a5 0101080a 00000003 '
+                                    '00000002 01010512 00001000 00002000 '
+                                    '00003000 00004000'))
+
+    def test_mac_16_ts_no_room_for_sack(self) -> None:
+        for sacks in range(1, 5):
+            got = model.layout(est(ts=True, sacks=sacks, ao_maclen=16))
+            self.assertEqual(len(got), 32)
+            self.assertEqual(got, words(ao(16) + '0101080a 00000003 '
+                                        '00000002'))
+            self.assertNotIn('sack', model.packetdrill(got))
+
+    def test_mac_16_without_ts_takes_two_blocks(self) -> None:
+        # 20 leave 20: (20 - 4) // 8 = 2.
+        got = model.layout(est(sacks=4, ao_maclen=16))
+        self.assertEqual(got, words(ao(16) + '01010512 00001000 00002000 '
+                                    '00003000 00004000'))
+
 
 class KernelTablesTest(unittest.TestCase):
     """Every row of the suite's hand-written tables, as a real run printed.
@@ -289,7 +452,7 @@ class PropertyTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls) -> None:
-        cls.space = whole_space() + model.cross_product()
+        cls.space = whole_space() + model.cross_product(ao=True)
         cls.layouts = [(i, model.layout(i)) for i in cls.space]
 
     def test_aligned_and_within_40_bytes(self) -> None:
@@ -301,12 +464,15 @@ class PropertyTest(unittest.TestCase):
         for inputs, got in self.layouts:
             self.assertIsInstance(model.packetdrill(got), str)
 
-    def test_md5_first_then_mss(self) -> None:
+    def test_md5_or_ao_first_then_mss(self) -> None:
         for inputs, got in self.layouts:
             kinds = [o.kind for o in model.parse_options(got)
                      if o.kind != model.TCPOPT_NOP]
             if inputs.md5:
                 self.assertEqual(kinds[0], model.TCPOPT_MD5SIG)
+                kinds = kinds[1:]
+            if inputs.ao_maclen:
+                self.assertEqual(kinds[0], model.TCPOPT_AO)
                 kinds = kinds[1:]
             if inputs.kind != 'established':
                 self.assertEqual(kinds[0], model.TCPOPT_MSS,
@@ -337,6 +503,54 @@ class PropertyTest(unittest.TestCase):
         for inputs, got in self.layouts:
             if inputs.kind == 'syn' and inputs.md5:
                 self.assertNotIn('TS', model.packetdrill(got))
+
+    def test_ao_option_as_rfc5925_lays_it_out(self) -> None:
+        for inputs, got in self.layouts:
+            if not inputs.ao_maclen:
+                continue
+            first = model.parse_options(got)[0]
+            self.assertEqual(first.kind, model.TCPOPT_AO)
+            self.assertEqual(len(first.payload) + 2, 4 + inputs.ao_maclen)
+            self.assertEqual(tuple(first.payload[:2]),
+                             model.AO_KEY_IDS[inputs.kind])
+            # The MAC's whole words are untouched, the rest is NOPs up to
+            # the next word, where the next option starts.
+            whole = inputs.ao_maclen // 4 * 4
+            self.assertEqual(set(got[4:4 + whole]), {model.UNWRITTEN}
+                             if whole else set())
+            aligned = model.ao_size(inputs)
+            self.assertEqual(set(got[4 + whole:aligned]),
+                             {model.TCPOPT_NOP} if aligned > 4 + whole
+                             else set())
+
+    def test_ao_syn_keeps_ts(self) -> None:
+        for inputs, got in self.layouts:
+            if inputs.kind == 'syn' and inputs.ao_maclen and inputs.ts:
+                self.assertIn('TS val 1 ecr 0', model.packetdrill(got))
+
+    def test_ao_synack_gives_ts_up_for_sack(self) -> None:
+        for inputs, got in self.layouts:
+            if inputs.kind == 'synack' and inputs.ao_maclen and inputs.ts:
+                self.assertEqual('TS' in model.packetdrill(got),
+                                 not inputs.sack, model.to_text(inputs))
+
+    def test_ao_keeps_the_established_order(self) -> None:
+        def options(data: bytes) -> List[model.Option]:
+            return [o for o in model.parse_options(data)
+                    if o.kind != model.TCPOPT_NOP]
+
+        for inputs, got in self.layouts:
+            if inputs.kind != 'established' or not inputs.ao_maclen:
+                continue
+            rest = options(got[model.ao_size(inputs):])
+            plain = options(model.layout(replace(inputs, ao_maclen=0)))
+            # What follows AO is the layout without it, less at most the
+            # last SACK blocks (or the whole SACK option).
+            self.assertEqual([o.kind for o in rest],
+                             [o.kind for o in plain][:len(rest)])
+            for mine, theirs in zip(rest, plain):
+                self.assertEqual(mine.payload,
+                                 theirs.payload[:len(mine.payload)])
 
     def test_cookie_whole_or_absent(self) -> None:
         for inputs, got in self.layouts:
@@ -394,6 +608,45 @@ class CrossProductTest(unittest.TestCase):
         self.assertEqual(model.cross_product()[-1],
                          est(ts=True, md5=True, dsack=True, sacks=4))
 
+    def test_15236_unique_combinations_with_ao(self) -> None:
+        combos = model.cross_product(ao=True)
+        self.assertEqual(len(combos), 15236)
+        self.assertEqual(len(set(combos)), 15236)
+        # The AO groups come after all the others.
+        self.assertEqual(combos[:13096], model.cross_product())
+        self.assertTrue(all(i.ao_maclen for i in combos[13096:]))
+        self.assertFalse(any(i.md5 for i in combos[13096:]))
+
+    def test_ao_groups_per_kind(self) -> None:
+        ao = model.cross_product(ao=True)[13096:]
+        self.assertEqual(Counter((i.kind, i.syncookie) for i in ao),
+                         {('syn', False): 40 + 320 + 320,
+                          ('synack', False): 40 + 320 + 320,
+                          ('synack', True): 40 + 320 + 320,
+                          ('established', False): 100})
+        self.assertEqual({(i.mss, i.wscale) for i in ao
+                          if i.kind != 'established'}, {(1460, 7)})
+
+    def test_ao_groups_in_the_kernel_order(self) -> None:
+        ao = model.cross_product(ao=True)[13096:]
+        # syn, fo none: flags, then the MAC.
+        self.assertEqual(ao[:6], [syn(ao_maclen=n) for n in (4, 6, 10, 12,
+                                                             16)] +
+                         [syn(ts=True, ao_maclen=4)])
+        # syn, fo rfc7413: flags, MAC, then the cookie length.
+        self.assertEqual(ao[40:42], [syn(ao_maclen=4, fo='rfc7413'),
+                                     syn(ao_maclen=4, fo='rfc7413',
+                                         fo_len=4)])
+        self.assertEqual(ao[40 + 8], syn(ao_maclen=6, fo='rfc7413'))
+        self.assertEqual(ao[680], synack(ao_maclen=4))
+        self.assertEqual(ao[1360], synack(syncookie=True, ao_maclen=4))
+        # established: the MAC, then flags.
+        self.assertEqual(ao[2040:2042], [est(ao_maclen=4),
+                                         est(ts=True, ao_maclen=4)])
+        self.assertEqual(ao[2060], est(ao_maclen=6))
+        self.assertEqual(ao[-1], est(ts=True, dsack=True, sacks=4,
+                                     ao_maclen=16))
+
 
 class FieldsTest(unittest.TestCase):
 
@@ -417,9 +670,34 @@ class FieldsTest(unittest.TestCase):
                          'sacks=2 dsack=0')
 
     def test_unknown_key_is_refused(self) -> None:
-        fields = ktap.fields(self.RECORD + ' ao_maclen=12')
-        with self.assertRaisesRegex(ValueError, 'ao_maclen'):
+        fields = ktap.fields(self.RECORD + ' mptcp=1')
+        with self.assertRaisesRegex(ValueError, 'does not cover mptcp'):
             model.from_fields(fields)
+
+    def test_from_an_ao_record(self) -> None:
+        fields = ktap.fields(
+            'kind=established ts=1 sack=0 ws=0 md5=0 syncookie=0 mss=0 '
+            'wscale=0 fo=none fo_len=0 sacks=3 dsack=0 ao_maclen=10 '
+            'size=40 bytes=00')
+        self.assertEqual(model.from_fields(fields),
+                         est(ts=True, sacks=3, ao_maclen=10))
+
+    def test_round_trip_over_the_ao_cross_product(self) -> None:
+        for inputs in model.cross_product(ao=True)[13096:]:
+            fields = model.to_fields(inputs)
+            self.assertEqual(list(fields)[-2:], ['dsack', 'ao_maclen'])
+            self.assertEqual(model.from_fields(fields), inputs)
+
+    def test_ao_maclen_printed_only_when_set(self) -> None:
+        self.assertNotIn('ao_maclen', model.to_fields(syn()))
+        self.assertEqual(model.to_text(est(ts=True, ao_maclen=6)),
+                         'kind=established ts=1 sack=0 ws=0 md5=0 '
+                         'syncookie=0 mss=0 wscale=0 fo=none fo_len=0 '
+                         'sacks=0 dsack=0 ao_maclen=6')
+        # An explicit 0 is no AO, and prints as the kernel would: not at all.
+        fields = {**model.to_fields(syn()), 'ao_maclen': '0'}
+        self.assertEqual(model.to_fields(model.from_fields(fields)),
+                         model.to_fields(syn()))
 
     def test_missing_key(self) -> None:
         fields = ktap.fields(self.RECORD)
@@ -429,7 +707,9 @@ class FieldsTest(unittest.TestCase):
 
     def test_bad_values(self) -> None:
         for key, value in (('ts', 'yes'), ('mss', '-1'), ('kind', 'rst'),
-                           ('fo', 'tfo'), ('fo_len', '5'), ('wscale', '15')):
+                           ('fo', 'tfo'), ('fo_len', '5'), ('wscale', '15'),
+                           ('ao_maclen', '17'), ('ao_maclen', '-4'),
+                           ('ao_maclen', '12')):
             fields = {**ktap.fields(self.RECORD), key: value}
             with self.subTest(key=key), self.assertRaises(ValueError):
                 model.from_fields(fields)
@@ -445,16 +725,27 @@ class InputsTest(unittest.TestCase):
                     dict(kind='syn', mss=1460, fo='exp', fo_len=18),
                     dict(kind='established', sacks=5),
                     dict(kind='established', mss=1460),
-                    dict(kind='established', fo='exp')):
+                    dict(kind='established', fo='exp'),
+                    dict(kind='established', ao_maclen=17),
+                    dict(kind='established', ao_maclen=-1),
+                    dict(kind='syn', mss=1460, ao_maclen=33)):
             with self.subTest(**bad), self.assertRaises(ValueError):
                 Inputs(**bad)  # type: ignore[arg-type]
+
+
+    def test_md5_and_ao_are_exclusive(self) -> None:
+        for bad in (syn, synack, est):
+            with self.subTest(kind=bad.__name__), \
+                    self.assertRaisesRegex(ValueError, 'exclusive'):
+                bad(md5=True, ao_maclen=12)
 
 
 class DecoderTest(unittest.TestCase):
 
     def test_malformed_areas(self) -> None:
         for bad in ('00000000', '0204', '020405', '0201', '02050000',
-                    '1e020101', 'fe04aaaa', '05030000'):
+                    '1e020101', 'fe04aaaa', '05030000', '1d040709',
+                    '1d030701'):
             with self.subTest(bad=bad), self.assertRaises(ValueError):
                 model.packetdrill(bytes.fromhex(bad))
 

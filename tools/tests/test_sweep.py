@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import tempfile
 import unittest
 from pathlib import Path
 from typing import Dict, List
 
-from tcpopt import ktap, model, sweep
+from tcpopt import cli, ktap, model, sweep
 from tcpopt.model import Inputs
+from tcpopt.settings import TREES, Settings
 
 DATA = Path(__file__).resolve().parent / 'data'
 
@@ -33,8 +37,17 @@ def record(inputs: Inputs, data: bytes, size: int = -1) -> Dict[str, str]:
             'bytes': data.hex()}
 
 
-def model_records() -> List[Dict[str, str]]:
-    return [record(i, model.layout(i)) for i in model.cross_product()]
+def model_records(ao: bool = False) -> List[Dict[str, str]]:
+    return [record(i, model.layout(i)) for i in model.cross_product(ao=ao)]
+
+
+def ktap_log(records: List[Dict[str, str]]) -> List[str]:
+    """A tcp_opt_sweep run printing @records, as lines with newlines."""
+    lines = ['KTAP version 1', '1..1']
+    lines += ['        # sweep: ' + ' '.join(f'{k}={v}' for k, v in r.items())
+              for r in records]
+    lines += ['ok 1 tcp_opt_sweep']
+    return [line + '\n' for line in lines]
 
 
 class SampleLogTest(unittest.TestCase):
@@ -110,14 +123,25 @@ class SelfConsistencyTest(unittest.TestCase):
                          '13096 combinations, 13096 matched')
 
     def test_through_ktap_parse(self) -> None:
-        lines = ['KTAP version 1', '1..1']
-        lines += ['        # sweep: ' + ' '.join(f'{k}={v}'
-                                                 for k, v in r.items())
-                  for r in self.records]
-        lines += ['ok 1 tcp_opt_sweep']
-        parsed = ktap.parse(line + '\n' for line in lines).sweep
+        parsed = ktap.parse(ktap_log(self.records)).sweep
         self.assertEqual(parsed, self.records)
         self.assertTrue(sweep.compare(parsed).ok)
+
+    def test_whole_ao_cross_product_matches(self) -> None:
+        records = model_records(ao=True)
+        result = sweep.compare(records, ao=True)
+        self.assertEqual((result.total, result.matched), (15236, 15236))
+        self.assertTrue(result.ok)
+        self.assertEqual(sweep.format_report(result),
+                         '15236 combinations, 15236 matched')
+        self.assertEqual(sweep.compare(records, expected=model.cross_product(
+            ao=True)), result)
+
+    def test_ao_records_through_ktap_parse(self) -> None:
+        records = model_records(ao=True)[13096:]
+        parsed = ktap.parse(ktap_log(records)).sweep
+        self.assertEqual(parsed, records)
+        self.assertTrue(all('ao_maclen' in r for r in parsed))
 
 
 class FindingsTest(unittest.TestCase):
@@ -174,7 +198,7 @@ class FindingsTest(unittest.TestCase):
         good = record(self.SYN, model.layout(self.SYN))
         bad = [{**good, 'bytes': 'zz'},
                {**good, 'size': '24'},
-               {**good, 'ao_maclen': '12'},
+               {**good, 'mptcp': '1'},
                {k: v for k, v in good.items() if k != 'mss'},
                {**good, 'size': ''}]
         result = sweep.compare(bad, [self.SYN])
@@ -182,18 +206,162 @@ class FindingsTest(unittest.TestCase):
         self.assertEqual(result.matched, 0)
         # Printed but garbled is invalid, not missing as well.
         self.assertEqual(result.missing, [])
-        self.assertIn('the model does not cover ao_maclen',
+        self.assertIn('the model does not cover mptcp',
                       sweep.format_report(result))
+
+    def test_invalid_ao_records(self) -> None:
+        good = record(self.SYN, model.layout(self.SYN))
+        bad = [{**good, 'md5': '1', 'ao_maclen': '12'},
+               {**good, 'ao_maclen': '17'},
+               {**good, 'ao_maclen': 'x'}]
+        result = sweep.compare(bad, [], ao=True)
+        self.assertEqual([r.reason.split(': ')[-1] for r in result.invalid],
+                         ['MD5 and TCP-AO are exclusive',
+                          'ao_maclen must be 0..16', 'expected a decimal '
+                          'number'])
+        self.assertEqual((result.matched, result.unexpected), (0, []))
 
     def test_report_lists_at_most_20_mismatches(self) -> None:
         records = model_records()[:25]
         for r in records:
             r['bytes'] = 'ff' + r['bytes'][2:]
-        result = sweep.compare(records, [])
+        result = sweep.compare(records, [model.from_fields(r)
+                                         for r in records])
         text = sweep.format_report(result)
         self.assertTrue(text.startswith('25 combinations, 0 matched\n'))
         self.assertEqual(text.count('first differing byte: 0 '), 20)
         self.assertTrue(text.endswith('... and 5 more mismatches'))
+
+
+
+# Hand-written TCP-AO records, bytes worked out from RFC 5925 and the
+# rules in tcpopt.model: one plain record, four right AO ones, and a
+# syncookie SYN-ACK that kept TS the way MD5 would (AO drops it).
+AO_SAMPLE = """\
+KTAP version 1
+1..1
+    # sweep: kind=syn ts=1 sack=1 ws=1 md5=0 syncookie=0 mss=1460 \
+wscale=7 fo=none fo_len=0 sacks=0 dsack=0 size=20 \
+bytes=020405b40402080a000000010000000001030307
+    # sweep: kind=syn ts=1 sack=1 ws=1 md5=0 syncookie=0 mss=1460 \
+wscale=7 fo=none fo_len=0 sacks=0 dsack=0 ao_maclen=10 size=36 \
+bytes=1d0e0709a5a5a5a5a5a5a5a501010101020405b40402080a000000010000000001030307
+    # sweep: kind=syn ts=1 sack=1 ws=1 md5=0 syncookie=0 mss=1460 \
+wscale=7 fo=exp fo_len=4 sacks=0 dsack=0 ao_maclen=6 size=40 \
+bytes=1d0a0709a5a5a5a501010101020405b40402080a000000010000000001030307\
+fe08f989c0c1c2c3
+    # sweep: kind=synack ts=1 sack=1 ws=1 md5=0 syncookie=1 mss=1460 \
+wscale=7 fo=none fo_len=0 sacks=0 dsack=0 ao_maclen=12 size=28 \
+bytes=1d100304a5a5a5a5a5a5a5a5a5a5a5a5020405b40101040201030307
+    # sweep: kind=established ts=1 sack=0 ws=0 md5=0 syncookie=0 mss=0 \
+wscale=0 fo=none fo_len=0 sacks=3 dsack=0 ao_maclen=10 size=40 \
+bytes=1d0e0709a5a5a5a5a5a5a5a5010101010101080a00000003000000020101050a\
+0000100000002000
+    # sweep: kind=synack ts=1 sack=1 ws=1 md5=0 syncookie=1 mss=1460 \
+wscale=7 fo=none fo_len=0 sacks=0 dsack=0 ao_maclen=4 size=28 \
+bytes=1d080304a5a5a5a5020405b40402080a000000020000000101030307
+ok 1 tcp_opt_sweep
+"""
+AO_WRONG = ('kind=synack ts=1 sack=1 ws=1 md5=0 syncookie=1 mss=1460 '
+            'wscale=7 fo=none fo_len=0 sacks=0 dsack=0 ao_maclen=4')
+
+
+class AoSampleTest(unittest.TestCase):
+    """A 6.12 run with TCP-AO records, judged as 6.12 and as 6.1."""
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        # The backslashes join each record back into one line.
+        cls.records = ktap.parse(io.StringIO(AO_SAMPLE)).sweep
+
+    def test_ao_maclen_only_on_ao_records(self) -> None:
+        self.assertEqual([r.get('ao_maclen') for r in self.records],
+                         [None, '10', '6', '12', '10', '4'])
+
+    def test_as_a_tree_with_ao(self) -> None:
+        result = sweep.compare(self.records, ao=True)
+        self.assertEqual((result.total, result.matched), (6, 5))
+        self.assertEqual((result.invalid, result.unexpected), ([], []))
+        self.assertEqual(len(result.missing), 15236 - 6)
+        [wrong] = result.mismatches
+        self.assertEqual(model.to_text(wrong.inputs), AO_WRONG)
+        self.assertEqual(wrong.model.hex(), '1d080304a5a5a5a5020405b4'
+                         '0101040201030307')
+        self.assertEqual(wrong.first_difference, 12)
+        self.assertTrue(wrong.size_differs)
+        lines = sweep.format_report(result).splitlines()
+        self.assertEqual(lines[:3], ['6 combinations, 5 matched', '',
+                                     AO_WRONG])
+        self.assertIn('first differing byte: 12 (kernel 0x04, model 0x01)',
+                      lines)
+        self.assertIn('size: kernel 28, model 20', lines)
+        self.assertIn('15230 combinations of the cross product were not '
+                      'printed:', lines)
+
+    def test_as_a_tree_without_ao(self) -> None:
+        result = sweep.compare(self.records)
+        self.assertEqual(len(result.missing), 13096 - 1)
+        self.assertEqual([i.ao_maclen for i in result.unexpected],
+                         [10, 6, 12, 10, 4])
+        self.assertFalse(result.ok)
+        text = sweep.format_report(result)
+        self.assertIn('5 combinations printed are not in the cross product '
+                      'of this tree:\n' + model.to_text(result.unexpected[0]),
+                      text)
+
+    def test_against_its_own_combinations(self) -> None:
+        given = [model.from_fields(r) for r in self.records]
+        result = sweep.compare(self.records, expected=given)
+        self.assertEqual((result.missing, result.unexpected), ([], []))
+        self.assertEqual(len(result.mismatches), 1)
+
+
+class TreeAwareTest(unittest.TestCase):
+    """cli.sweep_step expects the AO groups on the tree built with AO."""
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.logs = {ao: ktap_log(model_records(ao=ao))
+                    for ao in (False, True)}
+
+    def sweep_step(self, tree: str, ao_records: bool) -> str:
+        with tempfile.TemporaryDirectory() as work:
+            settings = Settings.create(tree, Path(work))
+            settings.build_dir.mkdir(parents=True)
+            (settings.build_dir / 'test.log').write_text(
+                ''.join(self.logs[ao_records]))
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                cli.sweep_step(settings, cli.Tally())
+        return out.getvalue()
+
+    def test_only_6_12_has_tcp_ao(self) -> None:
+        with tempfile.TemporaryDirectory() as work:
+            self.assertEqual({tree: Settings.create(tree, Path(work))
+                              .has_tcp_ao for tree in TREES},
+                             {'6.1': False, '6.12': True})
+
+    def test_6_12_with_its_ao_records(self) -> None:
+        out = self.sweep_step('6.12', ao_records=True)
+        self.assertTrue(out.startswith('15236 combinations, 15236 matched'))
+        self.assertTrue(out.endswith('PASS sweep on 6.12\n'))
+
+    def test_6_12_without_ao_records(self) -> None:
+        out = self.sweep_step('6.12', ao_records=False)
+        self.assertIn('2140 combinations of the cross product were not '
+                      'printed:', out)
+        self.assertTrue(out.endswith('FAIL sweep on 6.12\n'))
+
+    def test_6_1_with_ao_records(self) -> None:
+        out = self.sweep_step('6.1', ao_records=True)
+        self.assertIn('2140 combinations printed are not in the cross '
+                      'product of this tree:', out)
+        self.assertTrue(out.endswith('FAIL sweep on 6.1\n'))
+
+    def test_6_1_plain(self) -> None:
+        out = self.sweep_step('6.1', ao_records=False)
+        self.assertEqual(out, '13096 combinations, 13096 matched\n'
+                         'PASS sweep on 6.1\n')
 
 
 if __name__ == '__main__':

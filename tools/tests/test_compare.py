@@ -1,0 +1,55 @@
+"""compare.py on hand-made runs: which cases differ and why."""
+
+import unittest
+
+from tcpopt import compare
+from tcpopt.ktap import Case, Run
+
+AO_SKIP = 'skip: needs TCP-AO: the 6.7+ tcp_key API and CONFIG_TCP_AO'
+
+
+def run(*cases: Case) -> Run:
+    return Run(cases=list(cases), crash_lines=[], complete=True)
+
+
+def layout_case(name: str, delta: int, md5: str = '0') -> Case:
+    return Case('tcp_opt_established', name, 'pass',
+                layouts=['nop,nop,md5,nop,nop,TS val 3 ecr 2'], sizes=[32],
+                mss_deltas=[delta], inputs=[{'md5': md5}])
+
+
+class DifferencesTest(unittest.TestCase):
+
+    def test_identical_rows_do_not_differ(self) -> None:
+        a = layout_case('est_md5_ts_0_sacks', 0, md5='1')
+        self.assertEqual(compare.differences(run(a), run(a)), [])
+
+    def test_md5_mss_delta_change_has_its_reason(self) -> None:
+        old = layout_case('est_md5_ts_0_sacks', 0, md5='1')
+        new = layout_case('est_md5_ts_0_sacks', 20, md5='1')
+        [(name, a, b)] = compare.differences(run(old), run(new))
+        self.assertEqual(name, 'est_md5_ts_0_sacks')
+        self.assertEqual(compare.reason(a, b), compare.REASON_MD5_MSS)
+
+    def test_sweep_group_skipped_for_ao_is_explained(self) -> None:
+        old = Case('tcp_opt_sweep', 'syn_ao', 'skip', diagnostics=[AO_SKIP])
+        new = Case('tcp_opt_sweep', 'syn_ao', 'pass')
+        [(_, a, b)] = compare.differences(run(old), run(new))
+        self.assertEqual(compare.reason(a, b), compare.REASON_AO)
+        self.assertEqual(compare._summary(b), ('pass', '—', '—'))
+
+    def test_unexplained_difference_asks_for_review(self) -> None:
+        old = layout_case('est_ts_0_sacks', 0)
+        new = layout_case('est_ts_0_sacks', 12)
+        [(_, a, b)] = compare.differences(run(old), run(new))
+        self.assertEqual(compare.reason(a, b), compare.REASON_UNKNOWN)
+
+    def test_case_missing_on_one_tree_is_listed(self) -> None:
+        new = layout_case('est_md5_ts_active_open', 20, md5='1')
+        [(name, a, _)] = compare.differences(run(), run(new))
+        self.assertIsNone(a)
+        self.assertEqual(compare._summary(a), ('absent', '—', '—'))
+
+
+if __name__ == '__main__':
+    unittest.main()
