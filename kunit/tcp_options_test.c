@@ -1385,19 +1385,35 @@ static void tcp_opt_format_input(char *buf, size_t len,
 			  " ao_maclen=%u", in->ao_maclen);
 }
 
-/* Run the calculator, then the writer into a poisoned header. */
-static unsigned int tcp_opt_calc_and_write(struct tcp_opt_env *env,
+/*
+ * Run the calculator, then the writer into a kmalloc'd header of exactly
+ * 20 + size bytes followed by a poisoned canary: a write into the canary
+ * shows in any build, one past it is a KASAN report in the sanitizer
+ * build. The bytes then go to env->buf, where the checks read them, and
+ * the hash location the writer recorded moves with them.
+ */
+static unsigned int tcp_opt_calc_and_write(struct kunit *test,
+					   struct tcp_opt_env *env,
 					   const struct tcp_opt_input *in,
 					   struct tcp_out_options *opts)
 {
 	const unsigned int hlen = sizeof(struct tcphdr);
 	unsigned int size = tcp_opt_calc(env, in, opts);
+	unsigned int len = hlen + size + TCP_OPT_CANARY_LEN;
+	u8 *hdr;
 
-	memset(env->buf, TCP_OPT_POISON, sizeof(env->buf));
-	memset(env->buf, 0, hlen);
-	tcp_opt_options_write((struct tcphdr *)env->buf, env->tp,
+	hdr = kmalloc(len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, hdr);
+	memset(hdr, TCP_OPT_POISON, len);
+	memset(hdr, 0, hlen);
+	tcp_opt_options_write((struct tcphdr *)hdr, env->tp,
 			      in->pkt == TCP_OPT_SYNACK ?
 			      &env->treq->req.req : NULL, opts, &env->key);
+	memset(env->buf, TCP_OPT_POISON, sizeof(env->buf));
+	memcpy(env->buf, hdr, min_t(unsigned int, len, sizeof(env->buf)));
+	if (opts->hash_location)
+		opts->hash_location = env->buf + (opts->hash_location - hdr);
+	kfree(hdr);
 	return size;
 }
 
@@ -1536,7 +1552,7 @@ static void tcp_opt_check_case(struct kunit *test, const struct tcp_opt_case *c)
 			  KUNIT_SUBTEST_INDENT "# mss delta: %d", delta);
 	}
 
-	size = tcp_opt_calc_and_write(env, &c->in, &opts);
+	size = tcp_opt_calc_and_write(test, env, &c->in, &opts);
 	KUNIT_EXPECT_EQ_MSG(test, size, c->out.size,
 			    "case %s: calculator reserved the wrong size",
 			    c->name);
@@ -1693,7 +1709,7 @@ static void tcp_opt_sweep_one(struct kunit *test,
 
 	tcp_opt_reset(env);
 	tcp_opt_setup(test, env, in);
-	size = tcp_opt_calc_and_write(env, in, &opts);
+	size = tcp_opt_calc_and_write(test, env, in, &opts);
 	tcp_opt_format_input(input, sizeof(input), in);
 	/* After a failure, keep printing records but stop re-reporting. */
 	if (test->status != KUNIT_FAILURE)
@@ -1826,6 +1842,9 @@ static struct kunit_case tcp_opt_established_test_cases[] = {
 	{}
 };
 
+/* The receive side: tcp_parse_options() fed hostile bytes. */
+#include "tcp_parse_options_test.c"
+
 #define TCP_OPT_SUITE(_name)						\
 	static struct kunit_suite _name##_suite = {			\
 		.name = #_name,						\
@@ -1844,4 +1863,5 @@ TCP_OPT_SUITE(tcp_opt_sweep);
 
 kunit_test_suites(&tcp_opt_syn_suite, &tcp_opt_synack_suite,
 		  &tcp_opt_md5_suite, &tcp_opt_ao_suite, &tcp_opt_fastopen_suite,
-		  &tcp_opt_established_suite, &tcp_opt_sweep_suite);
+		  &tcp_opt_established_suite, &tcp_opt_sweep_suite,
+		  &tcp_parse_suite);

@@ -115,7 +115,16 @@ class RealSourceTest(unittest.TestCase):
         self.assertNotIn('dsack_next_segment', self.names)
 
     def test_expected_cases_on_kunit_dir(self) -> None:
-        self.assertEqual(expected.expected_cases(KUNIT_DIR), self.names)
+        parser = expected.case_names(
+            (KUNIT_DIR / 'tcp_parse_options_test.c').read_text())
+        self.assertEqual(expected.expected_cases(KUNIT_DIR),
+                         self.names + parser)
+
+    def test_parser_suite_declares_29_rows_and_the_mutations(self) -> None:
+        parser = expected.case_names(
+            (KUNIT_DIR / 'tcp_parse_options_test.c').read_text())
+        self.assertEqual(len(set(parser)), 30)
+        self.assertEqual(parser[-1], 'tcp_parse_mutation_test')
 
     def test_declares_every_case_of_the_passing_log(self) -> None:
         with open(DATA / 'ktap-pass.log') as lines:
