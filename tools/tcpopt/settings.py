@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import List
 
 from .errors import HarnessError
+from .sanitize import KCONFIG as SANITIZER_KCONFIG
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -44,10 +45,12 @@ class Settings:
     tree: str
     work_dir: Path
     repo: Path = REPO
+    sanitize: bool = False          # KASAN, UBSAN and KFENCE build
 
     @classmethod
     def create(cls, tree: str = DEFAULT_TREE,
-               work_dir: Path | None = None) -> 'Settings':
+               work_dir: Path | None = None,
+               sanitize: bool = False) -> 'Settings':
         if tree not in TREES:
             raise HarnessError(f'unknown tree {tree!r}: choose one of '
                                f'{", ".join(sorted(TREES))}')
@@ -56,7 +59,7 @@ class Settings:
         if work == REPO or REPO in work.parents:
             raise HarnessError(f'work dir {work} is inside the checkout: '
                                'set TCPOPT_WORK_DIR to a directory outside it')
-        return cls(tree=tree, work_dir=work)
+        return cls(tree=tree, work_dir=work, sanitize=sanitize)
 
     @property
     def package(self) -> str:
@@ -69,7 +72,8 @@ class Settings:
 
     @property
     def kconfig_add(self) -> List[str]:
-        return TREE_KCONFIG.get(self.tree, [])
+        return TREE_KCONFIG.get(self.tree, []) + \
+            (SANITIZER_KCONFIG if self.sanitize else [])
 
     @property
     def has_tcp_ao(self) -> bool:
@@ -98,7 +102,9 @@ class Settings:
 
     @property
     def build_dir(self) -> Path:
-        return self.tree_dir / 'build'
+        """The sanitizer build has its own: its .config differs."""
+        return self.tree_dir / ('build-sanitize' if self.sanitize
+                                else 'build')
 
     @property
     def bloat_dir(self) -> Path:
