@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import unittest
 from dataclasses import dataclass
+from pathlib import Path
 from typing import List, Optional
 
 from . import (bisect_demo, bisectable, bloat, checkpatch, compare, deps,
-               dissect, kernel, ktap, layouts, mutants, sweep, worktree)
-from .errors import HarnessError
+               dissect, kernel, ktap, layouts, mutants, sanitize, sweep,
+               worktree)
+from .errors import HarnessError, no_space
 from .expected import expected_cases
 from .report import Verdict, failure_details, judge, layout_table, summary
 from .settings import DEFAULT_TREE, REPO, TREES, Settings
@@ -37,9 +40,11 @@ def heading(text: str) -> None:
     print(f'\n== {text}', flush=True)
 
 
-def kunit_step(settings: Settings) -> Verdict:
-    """Prepare the tree, build, boot, and report every case."""
-    source = worktree.prepare(settings)
+def kunit_step(settings: Settings,
+               inject: Optional[List[Path]] = None) -> Verdict:
+    """Prepare the tree (plus any injected patches), build, boot, and
+    report every case."""
+    source = worktree.prepare(settings, inject)
     version = worktree.kernel_version(source)
     print(f'tree: {settings.package} {version} in {source}', flush=True)
     status, log = kernel.run_kunit(settings, source)
@@ -205,9 +210,33 @@ def cmd_compare(old: Settings, new: Settings) -> int:
     return 0
 
 
-def cmd_run(settings: Settings, quick: bool = False) -> int:
+def sanitize_step(settings: Settings, tally: Tally,
+                  inject: Optional[List[Path]] = None) -> bool:
+    """The suites under KASAN, UBSAN and KFENCE: any report fails, even
+    in a case KUnit calls passed."""
+    verdict = kunit_step(settings, inject)
+    log = settings.build_dir / 'test.log'
+    reports = []
+    if log.is_file():
+        with open(log, errors='replace') as lines:
+            reports = sanitize.scan(lines)
+    for report in reports:
+        print('\n' + report.render())
+    ok = verdict.ok and not reports
+    print(f'\n{"PASS" if ok else "FAIL"} {settings.tree} with KASAN, UBSAN '
+          f'and KFENCE: {len(reports)} sanitizer reports in '
+          f'{worktree.display(log)}', flush=True)
+    tally.add(verdict.ok)
+    tally.add(not reports)
+    return ok
+
+
+def cmd_run(settings: Settings, quick: bool = False,
+            inject: Optional[List[Path]] = None) -> int:
     with worktree.locked(settings):
-        verdict = kunit_step(settings)
+        if settings.sanitize:
+            return 0 if sanitize_step(settings, Tally(), inject) else 1
+        verdict = kunit_step(settings, inject)
     return 0 if verdict.ok else 1
 
 
@@ -253,6 +282,10 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool) -> list:
         steps.append((f'git bisect run tools/bisect-layout on a synthetic '
                       f'{tree} history',
                       lambda: bisect_demo_step(settings, tally)))
+        sanitized = dataclasses.replace(settings, sanitize=True)
+        steps.append((f'KUnit suites on {tree} with KASAN, UBSAN and KFENCE '
+                      '(./run.sh --sanitize)',
+                      lambda: sanitize_step(sanitized, tally)))
     return steps
 
 
@@ -317,7 +350,16 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
                         'synthetic history; layouts: check docs/layouts/ '
                         'against this run (--update rewrites it)')
     parser.add_argument('--quick', action='store_true',
-                        help='test: skip the bisect demonstration')
+                        help='test: skip the bisect demonstration and the '
+                        'sanitizer build')
+    parser.add_argument('--sanitize', action='store_true',
+                        help='run: build with KASAN, UBSAN and KFENCE in a '
+                        'separate build dir; any sanitizer report fails')
+    parser.add_argument('--inject', action='append', type=Path,
+                        metavar='PATCH',
+                        help='run: apply PATCH on top of the series for this '
+                        'run only (a fault to show the suites catch it); the '
+                        'next run without it rebuilds the clean tree')
     parser.add_argument('--compare', nargs=2, metavar=('OLD', 'NEW'),
                         choices=sorted(TREES, key=tree_order),
                         help='layouts: side-by-side table of the cases that '
@@ -326,6 +368,13 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
                         help='layouts: rewrite docs/layouts/<tree>.md and '
                         'its pictures from this run')
     return parser.parse_args(argv)
+
+
+def _existing(patches: Optional[List[Path]]) -> List[Path]:
+    for patch in patches or []:
+        if not patch.is_file():
+            raise HarnessError(f'--inject {patch}: no such file')
+    return [patch.resolve() for patch in patches or []]
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -337,7 +386,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         names = [args.tree] if args.tree else \
             (sorted(TREES, key=tree_order) if args.command == 'test'
              else [DEFAULT_TREE])
-        trees = [Settings.create(name) for name in names]
+        if (args.sanitize or args.inject) and args.command != 'run':
+            raise HarnessError('--sanitize and --inject only apply to '
+                               './run.sh run')
+        trees = [Settings.create(name, sanitize=args.sanitize)
+                 for name in names]
         deps.ensure_packages(deps.required_packages(
             *[p for s in trees for p in (s.package, s.config_package)]))
         if args.command == 'test':
@@ -351,9 +404,16 @@ def main(argv: Optional[List[str]] = None) -> int:
             return cmd_compare(*pair)
         if args.command == 'layouts':
             return cmd_layouts(trees[0], update=args.update)
+        if args.command == 'run':
+            return cmd_run(trees[0], inject=_existing(args.inject))
         return COMMANDS[args.command](trees[0], quick=args.quick)
     except HarnessError as error:
         print(f'run.sh: error: {error}', file=sys.stderr)
+        return 1
+    except OSError as error:
+        if not no_space(error):
+            raise
+        print(f'run.sh: error: {no_space(error)}', file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print('run.sh: interrupted; the next run picks up where this one '

@@ -1,5 +1,19 @@
 """The one exception type the command line turns into a one-line error."""
 
+from __future__ import annotations
+
+import errno
+from typing import Optional
+
 
 class HarnessError(Exception):
     """A failure the user can act on; str(error) is the whole message."""
+
+
+def no_space(error: OSError) -> Optional[str]:
+    """The one line for a full disk or quota; None for any other error."""
+    if error.errno not in (errno.ENOSPC, errno.EDQUOT):
+        return None
+    where = f' writing {error.filename}' if error.filename else ''
+    return (f'no space left on device{where}: free some space, or point '
+            'TCPOPT_WORK_DIR at a bigger disk')

@@ -4,14 +4,25 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import List, Optional
+from typing import Iterator, List, Optional
 
+from .errors import HarnessError
 from .settings import Settings
+from .worktree import log as say
 
 ARCH = 'x86_64'
+# Seconds the kernel may run in QEMU; TCPOPT_KUNIT_TIMEOUT overrides.
+DEFAULT_TIMEOUT = 300
+# After the timeout, kunit.py gets this long to stop QEMU and save its log;
+# its own --timeout, this much later, is only a backstop.
+STOP_GRACE = 10
+POLL = 0.1
 
 
 def jobs() -> int:
@@ -35,22 +46,123 @@ def compiler() -> str:
     return 'ccache gcc' if shutil.which('ccache') else 'gcc'
 
 
-def kunit_command(settings: Settings, timeout: int = 300) -> List[str]:
+def kunit_timeout() -> int:
+    """Seconds the kernel may run in QEMU: $TCPOPT_KUNIT_TIMEOUT or 300."""
+    text = os.environ.get('TCPOPT_KUNIT_TIMEOUT', '').strip()
+    if not text:
+        return DEFAULT_TIMEOUT
+    if not text.isdigit() or int(text) < 1:
+        raise HarnessError(f'TCPOPT_KUNIT_TIMEOUT={text!r}: give a whole '
+                           'number of seconds, at least 1')
+    return int(text)
+
+
+def kunit_command(settings: Settings,
+                  timeout: Optional[int] = None) -> List[str]:
     return [sys.executable, 'tools/testing/kunit/kunit.py', 'run',
             f'--arch={ARCH}', f'--kunitconfig={settings.kunitconfig}',
             f'--build_dir={settings.build_dir}', f'--jobs={jobs()}',
-            f'--timeout={timeout}', '--make_options', f'CC={compiler()}'] + \
+            f'--timeout={timeout or kunit_timeout()}',
+            # A panicking kernel reboots at once, which ends QEMU
+            # (-no-reboot), instead of spinning until the timeout.
+            '--kernel_args=panic=-1',
+            '--make_options', f'CC={compiler()}'] + \
         [f'--kconfig_add={option}' for option in settings.kconfig_add]
 
 
+@contextmanager
+def interrupted_by(*signums: int) -> Iterator[None]:
+    """Turn these signals into KeyboardInterrupt for the duration.
+
+    kunit.py runs in its own session, so a closed terminal (SIGHUP) no
+    longer reaches make and QEMU, and a kill (SIGTERM) of run.sh never
+    did: raising lets the caller stop them first.
+    """
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+    previous = [(signum, signal.signal(signum, interrupt))
+                for signum in signums]
+    try:
+        yield
+    finally:
+        for signum, handler in previous:
+            signal.signal(signum, handler)
+
+
+def wait_for_kunit(proc: subprocess.Popen, log: Path, timeout: int) -> bool:
+    """Wait for kunit.py; False once QEMU has run for timeout seconds.
+
+    kunit.py creates test.log as it starts QEMU: the clock starts there,
+    so a build, however long, does not count.
+    """
+    booted: Optional[float] = None
+    while True:
+        try:
+            proc.wait(timeout=POLL)
+            return True
+        except subprocess.TimeoutExpired:
+            pass
+        if booted is None and log.exists():
+            booted = time.monotonic()
+        if booted is not None and time.monotonic() - booted >= timeout:
+            return False
+
+
+def stop(proc: subprocess.Popen, grace: float = STOP_GRACE) -> None:
+    """Stop kunit.py's session as Ctrl-C would, then SIGKILL what is left.
+
+    On SIGINT make and QEMU quit and kunit.py saves test.log.
+    """
+    if proc.poll() is not None:
+        return
+    for signum, wait in ((signal.SIGINT, grace), (signal.SIGKILL, None)):
+        try:
+            os.killpg(proc.pid, signum)
+        except ProcessLookupError:
+            break
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+    proc.wait()
+
+
+def last_console_line(log: Path) -> str:
+    try:
+        lines = log.read_text(errors='replace').splitlines()
+    except OSError:
+        lines = []
+    # QEMU's own 'terminating on signal' says nothing about the kernel.
+    lines = [line.strip() for line in lines if line.strip() and
+             not line.startswith('qemu-system-')]
+    return lines[-1][:120] if lines else '(none)'
+
+
 def run_kunit(settings: Settings, source: Path) -> tuple[int, Path]:
-    """Build and boot the suite; returns kunit.py's status and the raw log."""
+    """Build and boot the suite; returns kunit.py's status and the raw log.
+
+    kunit.py gets a session of its own, so that a hung kernel or an
+    interrupt stops it with make and QEMU, never leaving them running
+    after the lock is released.
+    """
     log = settings.build_dir / 'test.log'
     if log.exists():
         log.unlink()        # never read a previous run's verdicts
     settings.build_dir.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run(kunit_command(settings), cwd=source,
-                          env=build_env(settings), check=False)
+    timeout = kunit_timeout()
+    with interrupted_by(signal.SIGHUP, signal.SIGTERM):
+        proc = subprocess.Popen(kunit_command(settings, timeout + STOP_GRACE),
+                                cwd=source, env=build_env(settings),
+                                start_new_session=True)
+        try:
+            if not wait_for_kunit(proc, log, timeout):
+                stop(proc)
+                say(f'QEMU timed out: the kernel was still running {timeout} '
+                    f's after boot (TCPOPT_KUNIT_TIMEOUT={timeout}), stopped '
+                    f'it; last console line: {last_console_line(log)}')
+        finally:
+            stop(proc)
     return proc.returncode, log
 
 

@@ -23,7 +23,7 @@ WORDS = re.compile(r'^words:\s*(?P<words>[0-9a-f ]*)$')
 SWEEP = re.compile(r'^sweep: (?P<fields>.*)$')
 # What a dying kernel prints instead of finishing its KTAP.
 CRASH = re.compile(r'(Kernel panic|BUG:|Oops|general protection fault|'
-                   r'Call Trace:|WARNING: CPU:)')
+                   r'Call Trace:|WARNING: CPU:|RIP: [0-9a-f]{4}:)')
 
 
 @dataclass

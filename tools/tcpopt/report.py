@@ -7,6 +7,9 @@ from typing import List, Sequence
 
 from .ktap import Case, Run
 
+# Crash lines the summary shows after the first one.
+MORE_CRASH_LINES = 8
+
 
 @dataclass
 class Verdict:
@@ -89,4 +92,7 @@ def summary(verdict: Verdict, run: Run) -> str:
         reason = run.crash_lines[0] if run.crash_lines else \
             'the KTAP output stopped before the last suite'
         text += f'\nthe kernel did not finish cleanly: {reason}'
+        # The rest of the oops or panic: where it died and why.
+        more = list(dict.fromkeys(run.crash_lines[1:]))[:MORE_CRASH_LINES]
+        text += ''.join(f'\n    {line}' for line in more)
     return text

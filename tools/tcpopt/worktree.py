@@ -28,6 +28,8 @@ from .settings import OVERLAY_DIR, REPO, Settings
 
 STAMP = '.tcpopt-pristine'
 STATE = '.tcpopt-state.json'
+# Object directories under <tree>/, all made from one base tree.
+BUILD_DIRS = ('build*', 'bloat', 'steps', 'mutants')
 
 
 def log(message: str) -> None:
@@ -137,14 +139,31 @@ def replace_dir(new: Path, final: Path) -> None:
     remove_tree(old)
 
 
+def first_error(output: str, default: str) -> str:
+    """The cause: tools print it first and a summary ('Exiting with
+    failure status due to previous errors') last."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    return lines[0] if lines else default
+
+
+def copy_into(source: Path, staging: Path) -> None:
+    """cp -a source staging; on failure, remove staging and say why."""
+    result = subprocess.run(['cp', '-a', '--reflink=auto', str(source),
+                             str(staging)], capture_output=True, text=True,
+                            check=False)
+    if result.returncode:
+        remove_tree(staging)
+        raise HarnessError(f'could not copy {source} to {staging}: '
+                           f'{first_error(result.stderr, "cp failed")}')
+
+
 def copy_tree(source: Path, target: Path) -> Path:
     """target = a full copy of source, swapped in only once complete."""
     log(f'copying {source} to {target}')
     staging = target.with_name(target.name + '.new')
     remove_tree(staging)
     target.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run(['cp', '-a', '--reflink=auto', str(source), str(staging)],
-                   check=True)
+    copy_into(source, staging)
     replace_dir(staging, target)
     return target
 
@@ -154,7 +173,8 @@ def ensure_pristine(settings: Settings) -> Path:
     tarball = settings.tarball
     if not tarball.is_file():
         raise HarnessError(f'{tarball} is missing: install the Debian package '
-                           f'{settings.package}')
+                           f'{settings.package} again (apt-get install '
+                           f'--reinstall {settings.package})')
     identity = tarball_identity(tarball)
     stamp = settings.pristine / STAMP
     if stamp.is_file() and stamp.read_text() == identity:
@@ -167,13 +187,19 @@ def ensure_pristine(settings: Settings) -> Path:
                             capture_output=True, text=True, check=False)
     if result.returncode:
         remove_tree(staging)
-        last = (result.stderr.strip().splitlines() or ['tar failed'])[-1]
         raise HarnessError(f'could not extract {tarball} into '
-                           f'{settings.tree_dir}: {last}')
+                           f'{settings.tree_dir}: '
+                           f'{first_error(result.stderr, "tar failed")}')
     tops = [p for p in staging.iterdir() if p.is_dir()]
     if len(tops) != 1 or not (tops[0] / 'Makefile').is_file():
         remove_tree(staging)
         raise HarnessError(f'{tarball} does not hold one kernel tree')
+    version = kernel_version(tops[0])
+    if not version.startswith(f'{settings.tree}.'):
+        remove_tree(staging)
+        raise HarnessError(f'{tarball} holds Linux {version}, not '
+                           f'{settings.tree}: use the {settings.package} '
+                           'tarball')
     (tops[0] / STAMP).write_text(identity)
     tree = settings.tree_dir / 'pristine.tree'
     remove_tree(tree)
@@ -222,7 +248,12 @@ def apply_patch(tree: Path, patch: Path, what: str) -> None:
     if check.returncode:
         raise HarnessError(f'{display(patch)} does not apply to {what}: '
                            f'{describe_patch_failure(check.stdout + check.stderr)}')
-    subprocess.run(base + ['-s'], check=True, capture_output=True)
+    result = subprocess.run(base + ['-s'], capture_output=True, text=True,
+                            check=False)
+    if result.returncode:
+        cause = first_error(result.stdout + result.stderr, 'patch failed')
+        raise HarnessError(f'could not apply {display(patch)} to {what}: '
+                           f'{cause}')
 
 
 def desired_state(settings: Settings, patches: List[Path]) -> dict:
@@ -255,26 +286,33 @@ def ensure_source(settings: Settings,
     log(f'preparing {settings.source}: {len(patches)} patches on {what}')
     staging = settings.tree_dir / 'src.new'
     remove_tree(staging)
-    subprocess.run(['cp', '-a', '--reflink=auto', str(settings.pristine),
-                    str(staging)], check=True)
     try:
+        copy_into(settings.pristine, staging)
         for patch in patches:
             apply_patch(staging, patch, what)
+        # Files an earlier series changed are back to their pristine mtime,
+        # older than their objects: touch them so make rebuilds them.
+        for name in (have or {}).get('files', []):
+            if (staging / name).exists():
+                os.utime(staging / name)
+        (staging / STATE).write_text(json.dumps(want, indent=1))
     except BaseException:
         remove_tree(staging)
         raise
-    # Files an earlier series changed are back to their pristine mtime,
-    # older than their objects: touch them so make rebuilds them.
-    for name in (have or {}).get('files', []):
-        if (staging / name).exists():
-            os.utime(staging / name)
-    (staging / STATE).write_text(json.dumps(want, indent=1))
-    if have is not None and have.get('base') != want['base']:
-        log(f'base tree changed: removing {settings.build_dir}')
-        remove_tree(settings.build_dir)
-        remove_tree(settings.bloat_dir)
+    # Objects built from another tarball are newer than its sources, so
+    # make would reuse them: without a record of the old base, assume so.
+    if have is None or have.get('base') != want['base']:
+        drop_builds(settings)
     replace_dir(staging, settings.source)
     return settings.source
+
+
+def drop_builds(settings: Settings) -> None:
+    """Remove every directory of objects made from an earlier base tree."""
+    for pattern in BUILD_DIRS:
+        for path in sorted(settings.tree_dir.glob(pattern)):
+            log(f'{path} was built from another kernel tree: removing it')
+            remove_tree(path)
 
 
 def overlay_sources(settings: Settings,
@@ -290,14 +328,20 @@ def overlay_sources(settings: Settings,
         if dst.is_file() and dst.read_bytes() == data:
             continue
         tmp = dst.with_name(dst.name + '.new')
-        tmp.write_bytes(data)
+        try:
+            tmp.write_bytes(data)
+        except OSError as error:
+            tmp.unlink(missing_ok=True)     # a full disk: no half file
+            error.filename = error.filename or str(tmp)
+            raise
         tmp.rename(dst)
         copied.append(dst)
     return copied
 
 
-def prepare(settings: Settings) -> Path:
+def prepare(settings: Settings,
+            extra_patches: Optional[List[Path]] = None) -> Path:
     """The tree KUnit builds from, ready and up to date."""
-    source = ensure_source(settings)
+    source = ensure_source(settings, extra_patches)
     overlay_sources(settings)
     return source
