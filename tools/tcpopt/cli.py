@@ -179,9 +179,10 @@ def tshark_step(settings: Settings, tally: Tally) -> None:
     tally.add(not problems)
 
 
-def cmd_layouts(settings: Settings, update: bool = False) -> int:
+def cmd_layouts(settings: Settings, update: bool = False,
+                inject: Optional[List[Path]] = None) -> int:
     with worktree.locked(settings):
-        verdict = kunit_step(settings)
+        verdict = kunit_step(settings, inject)
         if update:
             written = layouts.write_layouts(last_run(settings), settings.tree,
                                             layouts.DOCS_DIR)
@@ -357,9 +358,10 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
                         'separate build dir; any sanitizer report fails')
     parser.add_argument('--inject', action='append', type=Path,
                         metavar='PATCH',
-                        help='run: apply PATCH on top of the series for this '
-                        'run only (a fault to show the suites catch it); the '
-                        'next run without it rebuilds the clean tree')
+                        help='run, layouts: apply PATCH on top of the series '
+                        'for this run only (a fault to show the suites catch '
+                        'it); the next run without it rebuilds the clean '
+                        'tree')
     parser.add_argument('--compare', nargs=2, metavar=('OLD', 'NEW'),
                         choices=sorted(TREES, key=tree_order),
                         help='layouts: side-by-side table of the cases that '
@@ -386,9 +388,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         names = [args.tree] if args.tree else \
             (sorted(TREES, key=tree_order) if args.command == 'test'
              else [DEFAULT_TREE])
-        if (args.sanitize or args.inject) and args.command != 'run':
-            raise HarnessError('--sanitize and --inject only apply to '
-                               './run.sh run')
+        if args.sanitize and args.command != 'run':
+            raise HarnessError('--sanitize only applies to ./run.sh run')
+        if args.inject and args.command not in ('run', 'layouts'):
+            raise HarnessError('--inject only applies to ./run.sh run and '
+                               './run.sh layouts')
         trees = [Settings.create(name, sanitize=args.sanitize)
                  for name in names]
         deps.ensure_packages(deps.required_packages(
@@ -403,7 +407,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                 *[p for s in pair for p in (s.package, s.config_package)]))
             return cmd_compare(*pair)
         if args.command == 'layouts':
-            return cmd_layouts(trees[0], update=args.update)
+            return cmd_layouts(trees[0], update=args.update,
+                               inject=_existing(args.inject))
         if args.command == 'run':
             return cmd_run(trees[0], inject=_existing(args.inject))
         return COMMANDS[args.command](trees[0], quick=args.quick)

@@ -63,5 +63,36 @@ class ParseArgsTest(unittest.TestCase):
                           'test'])
 
 
+class MisusedOptionsTest(unittest.TestCase):
+    """Options that do not fit the command: one line, exit 1, nothing run."""
+
+    def main(self, *argv: str) -> tuple:
+        import contextlib
+        import io
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            status = cli.main(list(argv))
+        return status, err.getvalue().strip()
+
+    def test_sanitize_needs_the_run_command(self) -> None:
+        self.assertEqual(self.main('--sanitize', 'mutants'),
+                         (1, 'run.sh: error: --sanitize only applies to '
+                          './run.sh run'))
+
+    def test_inject_needs_run_or_layouts(self) -> None:
+        self.assertEqual(self.main('--inject', 'x.patch', 'bisect-demo'),
+                         (1, 'run.sh: error: --inject only applies to '
+                          './run.sh run and ./run.sh layouts'))
+
+    def test_inject_of_a_missing_file(self) -> None:
+        import os
+        from unittest import mock
+        with mock.patch.dict(os.environ, {'TCPOPT_NO_INSTALL': '1'}), \
+                mock.patch('tcpopt.deps.ensure_packages'):
+            self.assertEqual(self.main('--inject', '/nonexistent.patch'),
+                             (1, 'run.sh: error: --inject '
+                              '/nonexistent.patch: no such file'))
+
+
 if __name__ == '__main__':
     unittest.main()
