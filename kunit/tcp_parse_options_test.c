@@ -330,31 +330,59 @@ static bool tcp_parse_equal(const struct tcp_parse_result *a,
 	       a->unknown == b->unknown;
 }
 
+#define TCP_PARSE_TEXT_LEN	96
+
+/* A reading in packetdrill's words: "mss 1460,wscale 7,TS val 1 ecr 0". */
+static void tcp_parse_describe(const struct tcp_parse_result *r, char *buf)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (r->mss)
+		n += scnprintf(buf + n, TCP_PARSE_TEXT_LEN - n, ",mss %u",
+			       r->mss);
+	if (r->ws)
+		n += scnprintf(buf + n, TCP_PARSE_TEXT_LEN - n, ",wscale %u",
+			       r->wscale);
+	if (r->sackperm)
+		n += scnprintf(buf + n, TCP_PARSE_TEXT_LEN - n, ",sackOK");
+	if (r->ts)
+		n += scnprintf(buf + n, TCP_PARSE_TEXT_LEN - n,
+			       ",TS val %u ecr %u", r->tsval, r->tsecr);
+	if (r->sack_off)
+		n += scnprintf(buf + n, TCP_PARSE_TEXT_LEN - n, ",sack at %u",
+			       r->sack_off);
+	if (r->fo)
+		n += scnprintf(buf + n, TCP_PARSE_TEXT_LEN - n, ",%s len %d",
+			       r->fo_exp ? "FOEXP" : "FO", r->fo_len);
+	if (r->unknown)
+		n += scnprintf(buf + n, TCP_PARSE_TEXT_LEN - n, ",unknown");
+	if (!n)
+		strscpy(buf, ",nothing", TCP_PARSE_TEXT_LEN);
+}
+
 /* Returns false, with both readings and the input in the log, on a mismatch. */
 static bool tcp_parse_expect(struct kunit *test, const char *name,
 			     const u8 *opts, unsigned int len,
 			     const struct tcp_parse_result *got,
 			     const struct tcp_parse_result *want)
 {
+	char got_text[TCP_PARSE_TEXT_LEN], want_text[TCP_PARSE_TEXT_LEN];
+
 	if (tcp_parse_equal(got, want))
 		return true;
-	KUNIT_FAIL(test,
-		   "%s: options %*ph\n"
-		   "\tgot:  mss %u ws %d/%u sackOK %d TS %d %u/%u sack@%u fo %d/%d/%d unknown %d\n"
-		   "\twant: mss %u ws %d/%u sackOK %d TS %d %u/%u sack@%u fo %d/%d/%d unknown %d",
-		   name, len, opts,
-		   got->mss, got->ws, got->wscale, got->sackperm, got->ts,
-		   got->tsval, got->tsecr, got->sack_off, got->fo, got->fo_len,
-		   got->fo_exp, got->unknown,
-		   want->mss, want->ws, want->wscale, want->sackperm, want->ts,
-		   want->tsval, want->tsecr, want->sack_off, want->fo,
-		   want->fo_len, want->fo_exp, want->unknown);
+	tcp_parse_describe(got, got_text);
+	tcp_parse_describe(want, want_text);
+	/* Skip the leading comma of each reading. */
+	KUNIT_FAIL(test, "%s: options %*ph\n\tgot:  <%s>\n\twant: <%s>",
+		   name, len, opts, got_text + 1, want_text + 1);
 	return false;
 }
 
 static void tcp_parse_test(struct kunit *test)
 {
 	const struct tcp_parse_case *c = test->param_value;
+	char text[TCP_PARSE_TEXT_LEN];
 	struct tcp_parse_result got;
 	struct tcp_parse_input p;
 
@@ -363,6 +391,9 @@ static void tcp_parse_test(struct kunit *test)
 			    c->name);
 	tcp_parse_input_init(test, &p, c->len);
 	tcp_parse_run(&p, c->opts, c->estab, &got);
+	tcp_parse_describe(&got, text);
+	kunit_log(KERN_INFO, test, KUNIT_SUBTEST_INDENT KUNIT_SUBTEST_INDENT
+		  "# parsed: %*phN as <%s>", c->len, c->opts, text + 1);
 	tcp_parse_expect(test, c->name, c->opts, c->len, &got, &c->want);
 }
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+import time
 import unittest
 from dataclasses import dataclass
 from pathlib import Path
@@ -304,11 +305,15 @@ def cmd_test(trees: List[Settings], quick: bool = False) -> int:
                   tree_steps(settings, tally, demo)]
     for number, (title, settings, run_step) in enumerate(steps, 1):
         heading(f'{number}/{len(steps)} {title}')
+        started = time.monotonic()
         if settings is None:
             run_step()
-            continue
-        with worktree.locked(settings):
-            run_step()
+        else:
+            with worktree.locked(settings):
+                run_step()
+        # Each step's wall time, for the measured tables in docs/.
+        print(f'({number}/{len(steps)} took '
+              f'{time.monotonic() - started:.0f} s)', flush=True)
     print()
     print(tally.closing_line(), flush=True)
     return 0 if tally.failed == 0 else 1
