@@ -1845,6 +1845,9 @@ static struct kunit_case tcp_opt_established_test_cases[] = {
 /* The receive side: tcp_parse_options() fed hostile bytes. */
 #include "tcp_parse_options_test.c"
 
+/* The wire: live connections in a namespace of their own. */
+#include "tcp_live_test.c"
+
 #define TCP_OPT_SUITE(_name)						\
 	static struct kunit_suite _name##_suite = {			\
 		.name = #_name,						\
@@ -1864,4 +1867,4 @@ TCP_OPT_SUITE(tcp_opt_sweep);
 kunit_test_suites(&tcp_opt_syn_suite, &tcp_opt_synack_suite,
 		  &tcp_opt_md5_suite, &tcp_opt_ao_suite, &tcp_opt_fastopen_suite,
 		  &tcp_opt_established_suite, &tcp_opt_sweep_suite,
-		  &tcp_parse_suite);
+		  &tcp_parse_suite, &tcp_opt_live_suite);

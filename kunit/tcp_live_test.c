@@ -1,0 +1,1060 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Live connections: the options the booted stack really puts on the wire.
+ *
+ * Each case creates a network namespace, brings its loopback up with a
+ * 1500-byte MTU, sets the namespace's TCP sysctls, and connects kernel
+ * sockets over IPv4 and then over IPv6. A packet_type tap on that loopback
+ * copies every segment as it is transmitted; a netfilter hook on the
+ * receive side can drop data segments to make the receiver send SACK
+ * blocks. The option area of the SYN, the SYN-ACK, the ACK that completes
+ * the handshake, the first data segment and the SACK-carrying ACKs is then
+ * compared byte for byte with the unit table row the case names, with the
+ * live values put in: MSS, window scale, SACK edges. Timestamp values,
+ * MD5 hashes and Fast Open cookies are compared by presence and position.
+ *
+ * Every captured packet is printed as "# wire:" lines, which
+ * `./run.sh capture` turns into a pcap file.
+ *
+ * Included by tcp_options_test.c: it uses that file's tables and decoder.
+ */
+#include <linux/inet.h>
+#include <linux/ipv6.h>
+#include <linux/netdevice.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter_ipv4.h>
+#include <linux/netfilter_ipv6.h>
+#include <linux/rtnetlink.h>
+#include <net/ipv6.h>
+#include <net/net_namespace.h>
+
+#define LIVE_PORT		8080
+/* Loopback MTU: MSS 1460 over IPv4, 1440 over IPv6. */
+#define LIVE_MTU		1500
+/*
+ * tcp_rmem[2] of the namespace. RFC 7323 section 2.3: announcing 6 MiB
+ * in the 16-bit window field takes a shift of 7 (6 MiB >> 7 = 49152).
+ */
+#define LIVE_RMEM		(6 << 20)
+#define LIVE_WSCALE		7
+/* Data segments the holes cases send; every other one is dropped once. */
+#define LIVE_SEGS		8
+#define LIVE_SACK_ACKS		(LIVE_SEGS / 2)
+#define LIVE_TIMEOUT		(5 * HZ)
+#define LIVE_MAX_PKTS		128
+#define LIVE_MAX_LEN		2048
+#define LIVE_HEX_CHUNK		128
+#define LIVE_PING_LEN		100
+#define LIVE_MD5_KEY		"tcp-live-md5-key"
+
+struct tcp_live_input {
+	bool ts, sack, ws;	/* the namespace's tcp_{timestamps,sack,...} */
+	bool md5;		/* TCP_MD5SIG keys on both ends */
+	u8 syncookies;		/* net.ipv4.tcp_syncookies */
+	bool fastopen;		/* a second connection sends the cookie */
+	u16 listen_maxseg;	/* TCP_MAXSEG on the listener, 0: none */
+	u16 connect_maxseg;	/* TCP_MAXSEG on the client, 0: none */
+	bool holes;		/* drop data segments 0, 2, 4 and 6 once */
+};
+
+/* Unit table rows (tcp_options_test.c) the packets must look like. */
+struct tcp_live_expect {
+	const char *syn, *synack, *ack;
+	/* The k-th ACK with SACK blocks (holes); NULL: not compared. */
+	const char *sack_ack[LIVE_SACK_ACKS];
+	/* Fast Open: the second connection's SYN and SYN-ACK. */
+	const char *fo_syn, *fo_synack;
+	/* Option bytes of an established segment without SACK blocks. */
+	unsigned int est_bytes;
+};
+
+struct tcp_live_case {
+	const char *name;
+	struct tcp_live_input in;
+	struct tcp_live_expect out;
+};
+
+static const struct tcp_live_case tcp_live_cases[] = {
+	/* The eight sysctl combinations on the SYN, and what follows. */
+	{
+		.name = "live_none",
+		.in = { },
+		.out = { .syn = "syn_none_mss1460", .synack = "synack_none",
+			 .ack = "est_nots_0_sacks", .est_bytes = 0 },
+	},
+	{
+		.name = "live_ws",
+		.in = { .ws = 1 },
+		.out = { .syn = "syn_ws_mss1460_ws7", .synack = "synack_ws",
+			 .ack = "est_nots_0_sacks", .est_bytes = 0 },
+	},
+	{
+		.name = "live_sack",
+		.in = { .sack = 1 },
+		.out = { .syn = "syn_sack_mss1460", .synack = "synack_sack",
+			 .ack = "est_nots_0_sacks", .est_bytes = 0 },
+	},
+	{
+		.name = "live_sack_ws",
+		.in = { .sack = 1, .ws = 1 },
+		.out = { .syn = "syn_sack_ws_mss1460_ws7",
+			 .synack = "synack_sack_ws", .ack = "est_nots_0_sacks",
+			 .est_bytes = 0 },
+	},
+	{
+		.name = "live_ts",
+		.in = { .ts = 1 },
+		.out = { .syn = "syn_ts_mss1460", .synack = "synack_ts",
+			 .ack = "est_ts_0_sacks", .est_bytes = 12 },
+	},
+	{
+		.name = "live_ts_ws",
+		.in = { .ts = 1, .ws = 1 },
+		.out = { .syn = "syn_ts_ws_mss1460_ws7", .synack = "synack_ts_ws",
+			 .ack = "est_ts_0_sacks", .est_bytes = 12 },
+	},
+	{
+		.name = "live_ts_sack",
+		.in = { .ts = 1, .sack = 1 },
+		.out = { .syn = "syn_ts_sack_mss1460", .synack = "synack_ts_sack",
+			 .ack = "est_ts_0_sacks", .est_bytes = 12 },
+	},
+	{
+		/*
+		 * The default layout, and the one 2.6.27 broke: MSS must come
+		 * before SACK_PERM and TS on the SYN the stack really sends.
+		 */
+		.name = "live_ts_sack_ws",
+		.in = { .ts = 1, .sack = 1, .ws = 1 },
+		.out = { .syn = "syn_ts_sack_ws_mss1460_ws7",
+			 .synack = "synack_ts_sack_ws", .ack = "est_ts_0_sacks",
+			 .est_bytes = 12 },
+	},
+	{
+		/*
+		 * Four holes: with TS only three SACK blocks fit (RFC 2018
+		 * section 3), without TS all four, newest first.
+		 * The listener's TCP_MAXSEG 536 keeps the segments small.
+		 */
+		.name = "live_sack_holes_ts",
+		.in = { .ts = 1, .sack = 1, .ws = 1, .listen_maxseg = 536,
+			.holes = 1 },
+		.out = { .syn = "syn_ts_sack_ws_mss1460_ws7",
+			 .synack = "synack_ts_sack_ws", .ack = "est_ts_0_sacks",
+			 .sack_ack = { "est_ts_1_sack",
+						    "est_ts_2_sacks",
+						    "est_ts_3_sacks",
+						    "est_ts_4_sacks_truncated" },
+			 .est_bytes = 12 },
+	},
+	{
+		.name = "live_sack_holes_nots",
+		.in = { .sack = 1, .ws = 1, .listen_maxseg = 536, .holes = 1 },
+		.out = { .syn = "syn_sack_ws_mss1460_ws7",
+			 .synack = "synack_sack_ws", .ack = "est_nots_0_sacks",
+			 .sack_ack = { "est_nots_1_sack",
+						    "est_nots_2_sacks",
+						    "est_nots_3_sacks",
+						    "est_nots_4_sacks" },
+			 .est_bytes = 0 },
+	},
+	{
+		/*
+		 * MD5 on both ends: the SYN drops TS, so the connection has
+		 * none, and after the 20-byte MD5 option two SACK blocks fit.
+		 * A single block has no MD5 row of its own: not compared.
+		 */
+		.name = "live_md5_sack_holes",
+		.in = { .ts = 1, .sack = 1, .ws = 1, .md5 = 1,
+			.listen_maxseg = 536, .holes = 1 },
+		.out = { .syn = "md5_syn_drops_ts",
+			 .synack = "md5_synack_sack_drops_ts",
+			 .sack_ack = { NULL, "est_md5_nots_2_sacks",
+						    "est_md5_nots_3_sacks_truncated",
+						    "est_md5_nots_3_sacks_truncated" },
+			 .est_bytes = TCPOLEN_MD5SIG_ALIGNED },
+	},
+	{
+		/* tcp_syncookies=2: every SYN-ACK is a cookie SYN-ACK. */
+		.name = "live_syncookie_ts",
+		.in = { .ts = 1, .sack = 1, .ws = 1, .syncookies = 2 },
+		.out = { .syn = "syn_ts_sack_ws_mss1460_ws7",
+			 .synack = "synack_ts_sack_ws", .ack = "est_ts_0_sacks",
+			 .est_bytes = 12 },
+	},
+	{
+		/*
+		 * Without TS a cookie has nowhere to keep SACK_PERM and the
+		 * window scale (tcp_conn_request() clears them): MSS alone.
+		 */
+		.name = "live_syncookie_nots",
+		.in = { .sack = 1, .ws = 1, .syncookies = 2 },
+		.out = { .syn = "syn_sack_ws_mss1460_ws7",
+			 .synack = "synack_none", .ack = "est_nots_0_sacks",
+			 .est_bytes = 0 },
+	},
+	{
+		/*
+		 * RFC 7413: the first SYN asks for a cookie, the SYN-ACK
+		 * carries one, the next SYN sends it back with data and its
+		 * SYN-ACK carries none.
+		 */
+		.name = "live_fastopen_cookie",
+		.in = { .ts = 1, .sack = 1, .ws = 1, .fastopen = 1 },
+		.out = { .syn = "fo_syn_len0", .synack = "fo_synack_len8",
+			 .ack = "est_ts_0_sacks", .fo_syn = "fo_syn_len8",
+			 .fo_synack = "synack_ts_sack_ws", .est_bytes = 12 },
+	},
+	{
+		/* TCP_MAXSEG on the client: its SYN announces 1000. */
+		.name = "live_maxseg_client",
+		.in = { .ts = 1, .sack = 1, .ws = 1, .connect_maxseg = 1000 },
+		.out = { .syn = "syn_ts_sack_ws_mss1460_ws7",
+			 .synack = "synack_ts_sack_ws", .ack = "est_ts_0_sacks",
+			 .est_bytes = 12 },
+	},
+};
+
+struct tcp_live_pkt {
+	struct list_head list;
+	unsigned int len, gso;
+	u64 usec;
+	u8 data[];
+};
+
+/* One connection run: a namespace, its tap, its drop hook, its sockets. */
+struct tcp_live {
+	struct kunit *test;
+	const struct tcp_live_case *c;
+	int family;
+	struct net *net;
+	ktime_t start;
+	struct packet_type tap;
+	struct nf_hook_ops drop;
+	bool tap_on, drop_on;
+	spinlock_t lock;	/* pkts, npkts, overflow */
+	struct list_head pkts;
+	unsigned int npkts;
+	bool overflow;
+	/* The drop hook: client ISN, segment size, segments dropped. */
+	u32 isn, seg;
+	unsigned long dropped;
+	struct sockaddr_storage addr;
+	int addrlen;
+	struct socket *listener, *client, *child;
+};
+
+/* What a packet is, read from its IP and TCP headers. */
+struct tcp_live_view {
+	const struct tcphdr *th;
+	unsigned int optlen, payload;
+	bool to_server;
+};
+
+static atomic_t tcp_live_pkt_seq = ATOMIC_INIT(0);
+
+static const struct tcp_opt_case *tcp_live_row(const char *name)
+{
+	static const struct {
+		const struct tcp_opt_case *rows;
+		size_t n;
+	} tables[] = {
+		{ tcp_opt_syn_cases, ARRAY_SIZE(tcp_opt_syn_cases) },
+		{ tcp_opt_synack_cases, ARRAY_SIZE(tcp_opt_synack_cases) },
+		{ tcp_opt_md5_cases, ARRAY_SIZE(tcp_opt_md5_cases) },
+		{ tcp_opt_fastopen_cases, ARRAY_SIZE(tcp_opt_fastopen_cases) },
+		{ tcp_opt_established_cases,
+		  ARRAY_SIZE(tcp_opt_established_cases) },
+	};
+	size_t t, i;
+
+	for (t = 0; t < ARRAY_SIZE(tables); t++)
+		for (i = 0; i < tables[t].n; i++)
+			if (!strcmp(tables[t].rows[i].name, name))
+				return &tables[t].rows[i];
+	return NULL;
+}
+
+static bool tcp_live_view(const struct tcp_live_pkt *p,
+			  struct tcp_live_view *v)
+{
+	unsigned int thoff, iplen;
+
+	if (p->len < sizeof(struct iphdr))
+		return false;
+	if ((p->data[0] >> 4) == 4) {
+		const struct iphdr *iph = (const struct iphdr *)p->data;
+
+		if (iph->protocol != IPPROTO_TCP)
+			return false;
+		thoff = iph->ihl * 4;
+		iplen = ntohs(iph->tot_len);
+	} else {
+		const struct ipv6hdr *ip6h = (const struct ipv6hdr *)p->data;
+
+		if (p->len < sizeof(*ip6h) || ip6h->nexthdr != IPPROTO_TCP)
+			return false;
+		thoff = sizeof(*ip6h);
+		iplen = thoff + ntohs(ip6h->payload_len);
+	}
+	if (iplen > p->len || thoff + sizeof(struct tcphdr) > iplen)
+		return false;
+	v->th = (const struct tcphdr *)(p->data + thoff);
+	if (v->th->doff < 5 || thoff + v->th->doff * 4 > iplen)
+		return false;
+	v->optlen = v->th->doff * 4 - sizeof(struct tcphdr);
+	v->payload = iplen - thoff - v->th->doff * 4;
+	v->to_server = v->th->dest == htons(LIVE_PORT);
+	return true;
+}
+
+static bool tcp_live_seen(const struct tcp_live_pkt *p,
+			  struct tcp_opt_seen *seen)
+{
+	struct tcp_live_view v;
+	char text[256];
+
+	return p && tcp_live_view(p, &v) &&
+	       tcp_opt_decode((const u8 *)v.th, v.optlen, seen, text,
+			      sizeof(text));
+}
+
+/* The tap: a copy of every segment the namespace's loopback transmits. */
+static int tcp_live_tap(struct sk_buff *skb, struct net_device *dev,
+			struct packet_type *pt, struct net_device *orig_dev)
+{
+	struct tcp_live *live = container_of(pt, struct tcp_live, tap);
+	int off = skb_network_offset(skb);
+	struct tcp_live_pkt *p = NULL;
+	unsigned int len;
+
+	/* Each segment also comes back as PACKET_HOST on receive. */
+	if (skb->pkt_type != PACKET_OUTGOING || off < 0)
+		goto out;
+	len = skb->len - off;
+	if (len <= LIVE_MAX_LEN)
+		p = kmalloc(struct_size(p, data, len), GFP_ATOMIC);
+	if (p && !skb_copy_bits(skb, off, p->data, len)) {
+		p->len = len;
+		p->gso = skb_shinfo(skb)->gso_size;
+		p->usec = ktime_us_delta(ktime_get(), live->start);
+	} else {
+		kfree(p);
+		p = NULL;
+	}
+	spin_lock_bh(&live->lock);
+	if (p && live->npkts < LIVE_MAX_PKTS) {
+		list_add_tail(&p->list, &live->pkts);
+		live->npkts++;
+		p = NULL;
+	} else {
+		live->overflow = true;
+	}
+	spin_unlock_bh(&live->lock);
+	kfree(p);
+out:
+	consume_skb(skb);
+	return NET_RX_SUCCESS;
+}
+
+/*
+ * The receive-side drop: the first transmission of data segments 0, 2, 4
+ * and 6 from the client, so the listener sees four holes. Retransmissions
+ * pass, so the transfer completes.
+ */
+static unsigned int tcp_live_drop(void *priv, struct sk_buff *skb,
+				  const struct nf_hook_state *state)
+{
+	struct tcp_live *live = priv;
+	unsigned int thoff, len, seg = READ_ONCE(live->seg);
+	struct tcphdr _th;
+	const struct tcphdr *th;
+	u32 off, idx;
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		if (ip_hdr(skb)->protocol != IPPROTO_TCP)
+			return NF_ACCEPT;
+		thoff = ip_hdrlen(skb);
+		len = ntohs(ip_hdr(skb)->tot_len);
+	} else {
+		if (ipv6_hdr(skb)->nexthdr != IPPROTO_TCP)
+			return NF_ACCEPT;
+		thoff = sizeof(struct ipv6hdr);
+		len = thoff + ntohs(ipv6_hdr(skb)->payload_len);
+	}
+	th = skb_header_pointer(skb, thoff, sizeof(_th), &_th);
+	if (!th || th->dest != htons(LIVE_PORT) || th->syn || !seg)
+		return NF_ACCEPT;
+	if (len <= thoff + th->doff * 4)
+		return NF_ACCEPT;
+	off = ntohl(th->seq) - READ_ONCE(live->isn) - 1;
+	idx = off / seg;
+	if (off % seg || idx >= LIVE_SEGS || idx % 2)
+		return NF_ACCEPT;
+	return test_and_set_bit(idx, &live->dropped) ? NF_ACCEPT : NF_DROP;
+}
+
+static int tcp_live_netns(struct tcp_live *live)
+{
+	const struct tcp_live_input *in = &live->c->in;
+	struct net_device *lo;
+	struct net *net;
+	int err;
+
+	net = copy_net_ns(CLONE_NEWNET, &init_user_ns, &init_net);
+	if (IS_ERR(net))
+		return PTR_ERR(net);
+	live->net = net;
+	net->ipv4.sysctl_tcp_timestamps = in->ts;
+	net->ipv4.sysctl_tcp_sack = in->sack;
+	net->ipv4.sysctl_tcp_window_scaling = in->ws;
+	net->ipv4.sysctl_tcp_syncookies = in->syncookies;
+	if (in->fastopen)
+		net->ipv4.sysctl_tcp_fastopen = TFO_CLIENT_ENABLE |
+						TFO_SERVER_ENABLE;
+	net->ipv4.sysctl_tcp_rmem[2] = LIVE_RMEM;
+	/* Every ACK for out-of-order data goes out at once, none merged. */
+	net->ipv4.sysctl_tcp_comp_sack_nr = 0;
+
+	lo = net->loopback_dev;
+	rtnl_lock();
+	err = dev_set_mtu(lo, LIVE_MTU);
+	if (!err)
+		err = dev_change_flags(lo, lo->flags | IFF_UP, NULL);
+	rtnl_unlock();
+	if (err)
+		return err;
+
+	live->tap.type = htons(ETH_P_ALL);
+	live->tap.dev = lo;
+	live->tap.func = tcp_live_tap;
+	dev_add_pack(&live->tap);
+	live->tap_on = true;
+
+	live->drop.hook = tcp_live_drop;
+	live->drop.priv = live;
+	live->drop.hooknum = NF_INET_PRE_ROUTING;
+	live->drop.pf = live->family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6;
+	live->drop.priority = live->family == AF_INET ? NF_IP_PRI_FIRST :
+							 NF_IP6_PRI_FIRST;
+	if (in->holes) {
+		err = nf_register_net_hook(net, &live->drop);
+		live->drop_on = !err;
+	}
+	return err;
+}
+
+static void tcp_live_stop_capture(struct tcp_live *live)
+{
+	if (live->drop_on)
+		nf_unregister_net_hook(live->net, &live->drop);
+	live->drop_on = false;
+	if (live->tap_on)
+		dev_remove_pack(&live->tap);	/* waits for running taps */
+	live->tap_on = false;
+}
+
+/* Close with RST (linger 0): no FIN_WAIT or TIME_WAIT outlives the case. */
+static void tcp_live_release(struct socket **sock)
+{
+	if (!*sock)
+		return;
+	sock_no_linger((*sock)->sk);
+	sock_release(*sock);
+	*sock = NULL;
+}
+
+static void tcp_live_teardown(struct tcp_live *live)
+{
+	struct tcp_live_pkt *p, *tmp;
+
+	tcp_live_release(&live->child);
+	tcp_live_release(&live->client);
+	tcp_live_release(&live->listener);
+	if (live->net) {
+		tcp_live_stop_capture(live);
+		put_net(live->net);
+		live->net = NULL;
+	}
+	list_for_each_entry_safe(p, tmp, &live->pkts, list) {
+		list_del(&p->list);
+		kfree(p);
+	}
+	live->npkts = 0;
+}
+
+static int tcp_live_tcpopt(struct socket *sock, int opt, void *val,
+			   unsigned int len)
+{
+	return sock->ops->setsockopt(sock, SOL_TCP, opt, KERNEL_SOCKPTR(val),
+				     len);
+}
+
+static int tcp_live_intopt(struct socket *sock, int opt, int val)
+{
+	return tcp_live_tcpopt(sock, opt, &val, sizeof(val));
+}
+
+static int tcp_live_socket(struct tcp_live *live, struct socket **sock)
+{
+	int err;
+
+	err = sock_create_kern(live->net, live->family, SOCK_STREAM,
+			       IPPROTO_TCP, sock);
+	if (err)
+		return err;
+	(*sock)->sk->sk_rcvtimeo = LIVE_TIMEOUT;
+	(*sock)->sk->sk_sndtimeo = LIVE_TIMEOUT;
+	tcp_sock_set_nodelay((*sock)->sk);
+	if (live->c->in.md5) {
+		struct tcp_md5sig md5 = { .tcpm_keylen = 16 };
+
+		/* Both ends are the loopback address: one key fits both. */
+		memcpy(&md5.tcpm_addr, &live->addr, live->addrlen);
+		memcpy(md5.tcpm_key, LIVE_MD5_KEY, 16);
+		err = tcp_live_tcpopt(*sock, TCP_MD5SIG, &md5, sizeof(md5));
+	}
+	return err;
+}
+
+static void tcp_live_set_addr(struct tcp_live *live)
+{
+	memset(&live->addr, 0, sizeof(live->addr));
+	if (live->family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&live->addr;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(LIVE_PORT);
+		sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		live->addrlen = sizeof(*sin);
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&live->addr;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(LIVE_PORT);
+		sin6->sin6_addr = in6addr_loopback;
+		live->addrlen = sizeof(*sin6);
+	}
+}
+
+static int tcp_live_listen(struct tcp_live *live)
+{
+	const struct tcp_live_input *in = &live->c->in;
+	int err;
+
+	err = tcp_live_socket(live, &live->listener);
+	if (!err && in->listen_maxseg)
+		err = tcp_live_intopt(live->listener, TCP_MAXSEG,
+				      in->listen_maxseg);
+	if (!err && in->fastopen)
+		err = tcp_live_intopt(live->listener, TCP_FASTOPEN, 8);
+	if (!err)
+		err = kernel_bind(live->listener,
+				  (struct sockaddr *)&live->addr,
+				  live->addrlen);
+	if (!err)
+		err = kernel_listen(live->listener, 8);
+	return err;
+}
+
+static int tcp_live_send(struct socket *sock, const void *buf, size_t len)
+{
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr msg = { };
+	int ret = kernel_sendmsg(sock, &msg, &iov, 1, len);
+
+	return ret == len ? 0 : ret < 0 ? ret : -EIO;
+}
+
+static int tcp_live_recv(struct socket *sock, void *buf, size_t len)
+{
+	struct kvec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = { };
+	int ret = kernel_recvmsg(sock, &msg, &iov, 1, len, MSG_WAITALL);
+
+	return ret == len ? 0 : ret < 0 ? ret : -EIO;
+}
+
+/*
+ * Connect, accept, and send @len bytes from the client. With Fast Open
+ * the client defers its SYN to the first send, which then carries the
+ * cookie the metrics cache holds, if any.
+ */
+static int tcp_live_connect(struct tcp_live *live, const void *buf,
+			    size_t len)
+{
+	const struct tcp_live_input *in = &live->c->in;
+	int err;
+
+	err = tcp_live_socket(live, &live->client);
+	if (!err && in->connect_maxseg)
+		err = tcp_live_intopt(live->client, TCP_MAXSEG,
+				      in->connect_maxseg);
+	if (!err && in->fastopen)
+		err = tcp_live_intopt(live->client, TCP_FASTOPEN_CONNECT, 1);
+	if (!err)
+		err = kernel_connect(live->client,
+				     (struct sockaddr *)&live->addr,
+				     live->addrlen, 0);
+	if (!err && in->fastopen)
+		err = tcp_live_send(live->client, buf, len);
+	if (!err)
+		err = kernel_accept(live->listener, &live->child, 0);
+	if (!err && !in->fastopen)
+		err = tcp_live_send(live->client, buf, len);
+	return err;
+}
+
+static int tcp_live_mss(struct socket *sock)
+{
+	int mss;
+
+	lock_sock(sock->sk);
+	mss = tcp_current_mss(sock->sk);
+	release_sock(sock->sk);
+	return mss;
+}
+
+/* min(path MSS, what the peer announced, our TCP_MAXSEG) */
+static int tcp_live_expected_mss(int dev_mss, int peer, int own)
+{
+	int mss = min(dev_mss, peer);
+
+	return own ? min(mss, own) : mss;
+}
+
+/*
+ * Expected bytes and the mask of bytes compared by presence only, from a
+ * unit row's hand-written words with this connection's values put in.
+ */
+struct tcp_live_values {
+	int mss, wscale;
+	u32 sack[LIVE_SACK_ACKS][2];	/* newest first */
+	unsigned int sacks;
+};
+
+static void tcp_live_expect_row(const struct tcp_opt_case *row,
+				const struct tcp_live_values *v,
+				u8 *want, u8 *mask)
+{
+	unsigned int size = row->out.size, off = 0, i;
+
+	memset(mask, 0, MAX_TCP_OPTION_SPACE);
+	for (i = 0; i < size / 4; i++)
+		put_unaligned_be32(row->out.words[i], want + 4 * i);
+	while (off < size) {
+		u8 kind = want[off], len;
+
+		if (kind == TCPOPT_NOP || kind == TCPOPT_EOL) {
+			off++;
+			continue;
+		}
+		len = want[off + 1];
+		switch (kind) {
+		case TCPOPT_MSS:
+			put_unaligned_be16(v->mss, want + off + 2);
+			break;
+		case TCPOPT_WINDOW:
+			want[off + 2] = v->wscale;
+			break;
+		case TCPOPT_SACK:
+			for (i = 0; i < (len - 2) / 8 && i < v->sacks; i++) {
+				put_unaligned_be32(v->sack[i][0],
+						   want + off + 2 + 8 * i);
+				put_unaligned_be32(v->sack[i][1],
+						   want + off + 6 + 8 * i);
+			}
+			break;
+		case TCPOPT_TIMESTAMP:
+		case TCPOPT_MD5SIG:
+		case TCPOPT_FASTOPEN:
+			memset(mask + off + 2, 1, len - 2);
+			break;
+		}
+		off += len;
+	}
+}
+
+static const char *tcp_live_family(const struct tcp_live *live)
+{
+	return live->family == AF_INET ? "ipv4" : "ipv6";
+}
+
+/* Compare one captured packet with the unit row @row_name. */
+static void tcp_live_check(struct tcp_live *live, const char *what,
+			   const struct tcp_live_pkt *p, const char *row_name,
+			   const struct tcp_live_values *v)
+{
+	struct kunit *test = live->test;
+	const struct tcp_opt_case *row = tcp_live_row(row_name);
+	u8 want[MAX_TCP_OPTION_SPACE], mask[MAX_TCP_OPTION_SPACE];
+	struct tcp_live_view view;
+	struct tcp_opt_seen seen;
+	char text[256];
+	const u8 *got;
+	unsigned int i;
+
+	if (!row) {
+		KUNIT_FAIL(test, "%s %s: no unit row named %s",
+			   tcp_live_family(live), what, row_name);
+		return;
+	}
+	if (!p || !tcp_live_view(p, &view)) {
+		KUNIT_FAIL(test, "%s %s: no such packet captured",
+			   tcp_live_family(live), what);
+		return;
+	}
+	got = (const u8 *)(view.th + 1);
+	if (!tcp_opt_decode((const u8 *)view.th, view.optlen, &seen, text,
+			    sizeof(text)))
+		strscpy(text, "malformed", sizeof(text));
+	tcp_live_expect_row(row, v, want, mask);
+	for (i = 0; i < view.optlen && view.optlen == row->out.size; i++)
+		if (!mask[i] && got[i] != want[i])
+			break;
+	if (view.optlen == row->out.size && i == view.optlen)
+		return;
+	KUNIT_FAIL(test,
+		   "%s %s: <%s> is not the layout of %s\n\tgot  %*ph\n\twant %*ph",
+		   tcp_live_family(live), what, text, row_name,
+		   view.optlen, got, row->out.size, want);
+}
+
+/* The @n-th packet (from 0) with these SYN/ACK flags in this direction. */
+static const struct tcp_live_pkt *tcp_live_find(struct tcp_live *live,
+						bool to_server, bool syn,
+						bool ack, bool need_data,
+						unsigned int n)
+{
+	const struct tcp_live_pkt *p;
+	struct tcp_live_view v;
+
+	list_for_each_entry(p, &live->pkts, list) {
+		if (!tcp_live_view(p, &v) || v.to_server != to_server ||
+		    v.th->syn != syn || v.th->ack != ack || v.th->rst ||
+		    (need_data && !v.payload))
+			continue;
+		if (n-- == 0)
+			return p;
+	}
+	return NULL;
+}
+
+/* The @n-th ACK from the listener that carries SACK blocks. */
+static const struct tcp_live_pkt *tcp_live_find_sack(struct tcp_live *live,
+						     unsigned int n)
+{
+	const struct tcp_live_pkt *p;
+	struct tcp_live_view v;
+	struct tcp_opt_seen seen;
+
+	list_for_each_entry(p, &live->pkts, list) {
+		if (!tcp_live_view(p, &v) || v.to_server || v.th->syn ||
+		    !tcp_live_seen(p, &seen) || !seen.sack_blocks)
+			continue;
+		if (n-- == 0)
+			return p;
+	}
+	return NULL;
+}
+
+static u32 tcp_live_isn(const struct tcp_live_pkt *syn)
+{
+	struct tcp_live_view v;
+
+	return syn && tcp_live_view(syn, &v) ? ntohl(v.th->seq) : 0;
+}
+
+static int tcp_live_dev_mss(const struct tcp_live *live)
+{
+	return LIVE_MTU - (live->family == AF_INET ? sizeof(struct iphdr) :
+			   sizeof(struct ipv6hdr)) - sizeof(struct tcphdr);
+}
+
+/* The second SYN returns the very cookie the first SYN-ACK gave. */
+static void tcp_live_check_cookie(struct tcp_live *live)
+{
+	struct tcp_opt_seen given, returned;
+
+	if (!tcp_live_seen(tcp_live_find(live, false, true, true, false, 0),
+			   &given) ||
+	    !tcp_live_seen(tcp_live_find(live, true, true, false, false, 1),
+			   &returned))
+		return;		/* tcp_live_check() has said why */
+	if (given.fo_len == returned.fo_len && given.fo_len > 0 &&
+	    !memcmp(given.fo_cookie, returned.fo_cookie, given.fo_len))
+		return;
+	KUNIT_FAIL(live->test,
+		   "%s: Fast Open SYN returned cookie %*ph, the SYN-ACK gave %*ph",
+		   tcp_live_family(live), max(returned.fo_len, 0),
+		   returned.fo_cookie, max(given.fo_len, 0), given.fo_cookie);
+}
+
+static void tcp_live_check_handshake(struct tcp_live *live)
+{
+	const struct tcp_live_case *c = live->c;
+	int dev_mss = tcp_live_dev_mss(live);
+	struct tcp_live_values syn = {
+		.mss = c->in.connect_maxseg ?: dev_mss, .wscale = LIVE_WSCALE,
+	};
+	struct tcp_live_values synack = {
+		.mss = c->in.listen_maxseg ?: dev_mss, .wscale = LIVE_WSCALE,
+	};
+	struct tcp_live_values est = { };
+
+	tcp_live_check(live, "SYN", tcp_live_find(live, true, true, false,
+						  false, 0), c->out.syn, &syn);
+	tcp_live_check(live, "SYN-ACK", tcp_live_find(live, false, true, true,
+						      false, 0),
+		       c->out.synack, &synack);
+	if (c->out.ack)
+		tcp_live_check(live, "ACK", tcp_live_find(live, true, false,
+							  true, false, 0),
+			       c->out.ack, &est);
+	if (c->out.ack && !c->in.fastopen)
+		tcp_live_check(live, "first data segment",
+			       tcp_live_find(live, true, false, true, true, 0),
+			       c->out.ack, &est);
+	if (c->in.fastopen) {
+		tcp_live_check(live, "Fast Open SYN",
+			       tcp_live_find(live, true, true, false, false, 1),
+			       c->out.fo_syn, &syn);
+		tcp_live_check(live, "Fast Open SYN-ACK",
+			       tcp_live_find(live, false, true, true, false, 1),
+			       c->out.fo_synack, &synack);
+		tcp_live_check_cookie(live);
+	}
+}
+
+/*
+ * tcp_current_mss() on both live ends: the smaller MSS the two sides
+ * allow, less the options every established segment carries.
+ */
+static void tcp_live_check_mss(struct tcp_live *live)
+{
+	const struct tcp_live_case *c = live->c;
+	int dev_mss = tcp_live_dev_mss(live);
+	int listen_mss = c->in.listen_maxseg ?: dev_mss;
+	int connect_mss = c->in.connect_maxseg ?: dev_mss;
+	int want;
+
+	want = tcp_live_expected_mss(dev_mss, listen_mss, c->in.connect_maxseg) -
+	       c->out.est_bytes;
+	KUNIT_EXPECT_EQ_MSG(live->test, tcp_live_mss(live->client), want,
+			    "%s client tcp_current_mss(): peer MSS %d, TCP_MAXSEG %d, %u option bytes",
+			    tcp_live_family(live), listen_mss,
+			    c->in.connect_maxseg, c->out.est_bytes);
+	want = tcp_live_expected_mss(dev_mss, connect_mss, c->in.listen_maxseg) -
+	       c->out.est_bytes;
+	KUNIT_EXPECT_EQ_MSG(live->test, tcp_live_mss(live->child), want,
+			    "%s accepted tcp_current_mss(): peer MSS %d, TCP_MAXSEG %d, %u option bytes",
+			    tcp_live_family(live), connect_mss,
+			    c->in.listen_maxseg, c->out.est_bytes);
+}
+
+/*
+ * The k-th SACK ACK (from 1) reports the segments 2k-1, ..., 3, 1 that
+ * arrived beyond the holes, newest first (RFC 2018 section 4), as many
+ * as the row has room for.
+ */
+static void tcp_live_check_sacks(struct tcp_live *live, u32 isn, u32 seg)
+{
+	const struct tcp_live_case *c = live->c;
+	struct tcp_live_values v = { };
+	const struct tcp_live_pkt *p;
+	struct tcp_live_view view;
+	unsigned int k, b, data = 0;
+	char what[32];
+
+	/* Every segment of the transfer is tcp_current_mss() long. */
+	list_for_each_entry(p, &live->pkts, list) {
+		if (!tcp_live_view(p, &view) || !view.to_server ||
+		    !view.payload ||
+		    ntohl(view.th->seq) - isn - 1 >= LIVE_SEGS * seg)
+			continue;
+		KUNIT_EXPECT_EQ_MSG(live->test, view.payload, seg,
+				    "%s data segment %u: length",
+				    tcp_live_family(live), data);
+		data++;
+	}
+	KUNIT_EXPECT_GE_MSG(live->test, data, (unsigned int)LIVE_SEGS,
+			    "%s: data segments sent", tcp_live_family(live));
+
+	for (k = 1; k <= LIVE_SACK_ACKS; k++) {
+		v.sacks = k;
+		for (b = 0; b < k; b++) {
+			u32 start = isn + 1 + (2 * (k - b) - 1) * seg;
+
+			v.sack[b][0] = start;
+			v.sack[b][1] = start + seg;
+		}
+		if (!c->out.sack_ack[k - 1])
+			continue;
+		snprintf(what, sizeof(what), "SACK ACK %u", k);
+		tcp_live_check(live, what, tcp_live_find_sack(live, k - 1),
+			       c->out.sack_ack[k - 1], &v);
+	}
+}
+
+static void tcp_live_print(struct tcp_live *live)
+{
+	struct kunit *test = live->test;
+	const struct tcp_live_pkt *p;
+	struct tcp_live_view v;
+	struct tcp_opt_seen seen;
+	char text[256];
+	unsigned int off, n;
+
+	list_for_each_entry(p, &live->pkts, list) {
+		n = atomic_inc_return(&tcp_live_pkt_seq) - 1;
+		if (!tcp_live_view(p, &v) ||
+		    !tcp_opt_decode((const u8 *)v.th, v.optlen, &seen, text,
+				    sizeof(text)))
+			strscpy(text, "malformed", sizeof(text));
+		kunit_log(KERN_INFO, test, KUNIT_SUBTEST_INDENT
+			  KUNIT_SUBTEST_INDENT
+			  "# wire: pkt %u ipv%d len %u gso %u t %llu %s: <%s>",
+			  n, p->data[0] >> 4, p->len, p->gso, p->usec,
+			  live->c->name, text);
+		for (off = 0; off < p->len; off += LIVE_HEX_CHUNK) {
+			unsigned int len = min_t(unsigned int, p->len - off,
+						 LIVE_HEX_CHUNK);
+			unsigned int half = min_t(unsigned int, len, 64);
+
+			/* %*ph prints at most 64 bytes: two halves. */
+			kunit_log(KERN_INFO, test, KUNIT_SUBTEST_INDENT
+				  KUNIT_SUBTEST_INDENT
+				  "# wire: pkt %u @%u %*phN%*phN", n, off,
+				  half, p->data + off, len - half,
+				  p->data + off + half);
+		}
+	}
+}
+
+/* The holes transfer: 8 segments in one send, 4 of them dropped once. */
+static int tcp_live_holes(struct tcp_live *live, u32 *seg)
+{
+	const struct tcp_live_pkt *syn;
+	size_t len;
+	u8 *buf;
+	int err;
+
+	/*
+	 * One segment per skb, so that the hook can drop single ones: the
+	 * size goal of tcp_sendmsg() and the split in tcp_write_xmit() both
+	 * stop at sk_gso_max_segs.
+	 */
+	lock_sock(live->client->sk);
+	sk_gso_disable(live->client->sk);
+	live->client->sk->sk_gso_max_segs = 1;
+	release_sock(live->client->sk);
+	*seg = tcp_live_mss(live->client);
+	spin_lock_bh(&live->lock);
+	syn = tcp_live_find(live, true, true, false, false, 0);
+	spin_unlock_bh(&live->lock);
+	if (!syn)
+		return -ENOENT;
+	WRITE_ONCE(live->isn, tcp_live_isn(syn) + LIVE_PING_LEN);
+	WRITE_ONCE(live->seg, *seg);
+
+	len = LIVE_SEGS * *seg;
+	buf = kunit_kzalloc(live->test, len, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	/*
+	 * One sendmsg() holds the socket lock while all eight segments go
+	 * out, so the listener's ACKs wait in the backlog: no retransmission
+	 * can fill a hole before the fourth SACK ACK is sent.
+	 */
+	err = tcp_live_send(live->client, buf, len);
+	if (!err)
+		err = tcp_live_recv(live->child, buf, len);
+	return err;
+}
+
+static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
+			 int family)
+{
+	struct tcp_live *live = kunit_kzalloc(test, sizeof(*live), GFP_KERNEL);
+	static const char ping[LIVE_PING_LEN];
+	u8 pong[LIVE_PING_LEN];
+	u32 seg = 0;
+	int err;
+
+	KUNIT_ASSERT_NOT_NULL(test, live);
+	live->test = test;
+	live->c = c;
+	live->family = family;
+	live->start = ktime_get();
+	spin_lock_init(&live->lock);
+	INIT_LIST_HEAD(&live->pkts);
+	tcp_live_set_addr(live);
+
+	err = tcp_live_netns(live);
+	if (!err)
+		err = tcp_live_listen(live);
+	if (!err)
+		err = tcp_live_connect(live, ping, sizeof(ping));
+	if (!err)
+		err = tcp_live_recv(live->child, pong, sizeof(pong));
+	if (!err && c->in.fastopen) {
+		/* Again, now that the client holds the cookie. */
+		tcp_live_release(&live->child);
+		tcp_live_release(&live->client);
+		err = tcp_live_connect(live, ping, sizeof(ping));
+		if (!err)
+			err = tcp_live_recv(live->child, pong, sizeof(pong));
+	}
+	if (!err)
+		tcp_live_check_mss(live);
+	if (!err && c->in.holes)
+		err = tcp_live_holes(live, &seg);
+	if (err)
+		KUNIT_FAIL(test, "%s: connection failed: %d",
+			   tcp_live_family(live), err);
+	tcp_live_release(&live->child);
+	tcp_live_release(&live->client);
+	tcp_live_release(&live->listener);
+	if (live->net)
+		tcp_live_stop_capture(live);
+
+	KUNIT_EXPECT_FALSE_MSG(test, live->overflow,
+			       "%s: more than %d packets or one over %d bytes",
+			       tcp_live_family(live), LIVE_MAX_PKTS,
+			       LIVE_MAX_LEN);
+	if (!err) {
+		tcp_live_check_handshake(live);
+		if (c->in.holes)
+			tcp_live_check_sacks(live, tcp_live_isn(tcp_live_find(live,
+				true, true, false, false, 0)) + LIVE_PING_LEN,
+				seg);
+	}
+	tcp_live_print(live);
+	tcp_live_teardown(live);
+}
+
+static void tcp_live_test(struct kunit *test)
+{
+	const struct tcp_live_case *c = test->param_value;
+
+	tcp_live_run(test, c, AF_INET);
+	if (IS_ENABLED(CONFIG_IPV6))
+		tcp_live_run(test, c, AF_INET6);
+}
+
+static void tcp_live_case_desc(const struct tcp_live_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(tcp_live, tcp_live_cases, tcp_live_case_desc);
+
+static struct kunit_case tcp_opt_live_test_cases[] = {
+	KUNIT_CASE_PARAM(tcp_live_test, tcp_live_gen_params),
+	{}
+};
+
+static struct kunit_suite tcp_opt_live_suite = {
+	.name = "tcp_opt_live",
+	.test_cases = tcp_opt_live_test_cases,
+};
