@@ -16,7 +16,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
 from .errors import HarnessError
 from .ktap import Run
@@ -42,7 +42,8 @@ LINKTYPE_ETHERNET = 1
 SNAPLEN = 65535
 
 # Expert severities as PDML prints them (epan/proto.h PI_*).
-PI_WARN = 0x00600000                # and PI_ERROR above it
+PI_WARN = 0x00600000
+PI_ERROR = 0x00800000
 PI_MALFORMED = 0x07000000           # expert groups
 PI_PROTOCOL = 0x09000000
 
@@ -135,16 +136,29 @@ def ethernet_frame(packet: Packet, number: int = 0) -> bytes:
     return dst[2] + src[2] + b'\x08\x00' + ipv4_packet(packet, number)
 
 
-def write_pcap(packets: Sequence[Packet], path: Path) -> None:
-    """Classic little-endian libpcap, Ethernet, one frame per packet."""
-    out = [struct.pack('<IHHiIII', PCAP_MAGIC, 2, 4, 0, 0, SNAPLEN,
+def pcap_bytes(frames: Iterable[Tuple[int, bytes]],
+               snaplen: int = SNAPLEN) -> bytes:
+    """Classic little-endian libpcap, Ethernet: one record per
+    (microseconds, frame) pair, every frame whole."""
+    out = [struct.pack('<IHHiIII', PCAP_MAGIC, 2, 4, 0, 0, snaplen,
                        LINKTYPE_ETHERNET)]
-    for number, packet in enumerate(packets):
-        frame = ethernet_frame(packet, number)
-        # Timestamps count frames: the file stays byte-identical.
-        out.append(struct.pack('<IIII', 0, number, len(frame), len(frame)))
+    for usec, frame in frames:
+        if len(frame) > snaplen:
+            raise ValueError(f'a {len(frame)}-byte frame exceeds the '
+                             f'snaplen {snaplen}')
+        seconds, micro = divmod(usec, 1_000_000)
+        out.append(struct.pack('<IIII', seconds, micro, len(frame),
+                               len(frame)))
         out.append(frame)
-    Path(path).write_bytes(b''.join(out))
+    return b''.join(out)
+
+
+def write_pcap(packets: Sequence[Packet], path: Path) -> None:
+    """One frame per packet; timestamps count frames, so the file stays
+    byte-identical."""
+    Path(path).write_bytes(pcap_bytes(
+        (number, ethernet_frame(packet, number))
+        for number, packet in enumerate(packets)))
 
 
 # --- the layout text --------------------------------------------------------
@@ -194,6 +208,8 @@ class Dissection:
     experts: List[Tuple[int, int, str]] = field(default_factory=list)
     invalid: List[str] = field(default_factory=list)   # '*.invalid' fields
     bad_checksums: List[str] = field(default_factory=list)
+    # Every checksum status field, good or bad: proof tshark checked it.
+    checksums_checked: List[str] = field(default_factory=list)
 
 
 def find_tshark() -> str:
@@ -205,9 +221,11 @@ def find_tshark() -> str:
     return path
 
 
-def run_tshark(pcap: Path, config_dir: Path) -> List[Dissection]:
-    """tshark's PDML of every frame, reduced to what the checks need."""
-    command = [find_tshark(), '-n', '-r', str(pcap), '-T', 'pdml']
+def run_tshark(pcap: Path, config_dir: Path,
+               extra: Sequence[str] = ()) -> List[Dissection]:
+    """tshark's PDML of every frame, reduced to what the checks need;
+    extra arguments go before the preferences."""
+    command = [find_tshark(), '-n', '-r', str(pcap), '-T', 'pdml', *extra]
     for pref in TSHARK_PREFS:
         command += ['-o', pref]
     # An empty config dir: the user's own preferences cannot change the
@@ -244,9 +262,10 @@ def _dissection(packet: ET.Element) -> Dissection:
                                  _show(element, '_ws.expert.message') or ''))
         elif name.endswith('.invalid'):
             seen.invalid.append(element.get('showname') or name)
-        elif name in ('ip.checksum.status', 'tcp.checksum.status') and \
-                element.get('show') != '1':
-            seen.bad_checksums.append(element.get('showname') or name)
+        elif name in ('ip.checksum.status', 'tcp.checksum.status'):
+            seen.checksums_checked.append(name)
+            if element.get('show') != '1':
+                seen.bad_checksums.append(element.get('showname') or name)
         elif name == 'tcp.hdr_len':
             seen.header_length = int(element.get('show') or 0)
         elif name == 'tcp.options' and not seen.option_bytes:
@@ -313,22 +332,42 @@ def _dsack_expected(expected: List[Option]) -> bool:
     return bool(blocks) and blocks[0][0][1] <= EST_ACK
 
 
-def _expert_problems(seen: Dissection, expected: List[Option]) -> List[str]:
+# An expert's (severity, group, message) -> whether it is a problem.
+Serious = Callable[[int, int, str], bool]
+
+
+def expert_problems(seen: Dissection, serious: Serious) -> List[str]:
+    """Invalid fields, bad checksums and the serious expert infos."""
     problems = [f'tshark: {text}' for text in seen.invalid]
     problems += [f'tshark: {text}' for text in seen.bad_checksums]
     for severity, group, message in seen.experts:
-        if message in seen.invalid or (message == 'D-SACK Sequence' and
-                                       _dsack_expected(expected)):
-            continue
-        if severity >= PI_WARN or group in (PI_MALFORMED, PI_PROTOCOL):
+        if message not in seen.invalid and serious(severity, group, message):
             problems.append(f'tshark expert info: {message}')
     return problems
+
+
+def _synthetic_serious(expected: List[Option]) -> Serious:
+    """A synthetic frame should draw no warning at all, bar the D-SACK
+    its layout asks for."""
+    def serious(severity: int, group: int, message: str) -> bool:
+        if message == 'D-SACK Sequence' and _dsack_expected(expected):
+            return False
+        return severity >= PI_WARN or group in (PI_MALFORMED, PI_PROTOCOL)
+    return serious
 
 
 def compare(expected: List[Option], options: bytes,
             seen: Dissection) -> List[str]:
     """Differences between the layout text and tshark's reading."""
-    problems = _expert_problems(seen, expected)
+    return expert_problems(seen, _synthetic_serious(expected)) + \
+        option_problems(expected, options, seen)
+
+
+def option_problems(expected: List[Option], options: bytes,
+                    seen: Dissection) -> List[str]:
+    """The option bytes, header length, kinds and values tshark read,
+    against the frame's bytes and the layout text."""
+    problems: List[str] = []
     if seen.option_bytes != options.hex():
         problems.append(f'tshark saw option bytes {seen.option_bytes!r}, '
                         f'the frame carries {options.hex()!r}')

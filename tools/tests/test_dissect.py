@@ -124,6 +124,17 @@ class PcapTest(unittest.TestCase):
         dissect.write_pcap(self.packets, again)
         self.assertEqual(again.read_bytes(), self.path.read_bytes())
 
+    def test_pcap_bytes_timestamps_and_snaplen(self) -> None:
+        data = dissect.pcap_bytes([(2_500_001, b'\x01' * 20), (7, b'')],
+                                  snaplen=100)
+        self.assertEqual(struct.unpack('<I', data[16:20])[0], 100)
+        self.assertEqual(struct.unpack('<IIII', data[24:40]),
+                         (2, 500001, 20, 20))
+        self.assertEqual(struct.unpack('<IIII', data[60:76]), (0, 7, 0, 0))
+        self.assertEqual(len(data), 24 + 16 + 20 + 16)
+        with self.assertRaises(ValueError):
+            dissect.pcap_bytes([(0, b'\x01' * 101)], snaplen=100)
+
     def test_rejects_impossible_option_areas(self) -> None:
         with self.assertRaises(ValueError):
             dissect.tcp_segment(Packet('x', b'\x01\x01\x01', 'syn'))
