@@ -115,6 +115,8 @@ def parse(lines: Iterable[str]) -> Run:
         if sweep:
             # Thousands of records: keep them out of the case diagnostics.
             records.append(fields(sweep.group('fields')))
+        elif diag and diag.group('text').startswith('wire: '):
+            in_failure = False      # packet bytes: capture.py reads them
         elif diag:
             pending.append(diag.group('text'))
             in_failure = 'FAILED' in diag.group('text')

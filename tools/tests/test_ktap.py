@@ -317,6 +317,29 @@ class SyntheticKtapTest(unittest.TestCase):
                           'Call Trace:'])
         self.assertFalse(run.complete)
 
+    def test_wire_lines_stay_out_of_the_diagnostics(self) -> None:
+        # Packet bytes are capture.py's: a failed live case must not
+        # print pages of hex as its failure details.
+        run = parse_text('KTAP version 1\n1..1\n'
+                         '    # Subtest: s\n'
+                         '    # c: EXPECTATION FAILED at x.c:1\n'
+                         '    # wire: pkt 0 ipv4 len 1 gso 0 t 0 c: <>\n'
+                         '    # wire: pkt 0 @0 45\n'
+                         'eth0: link up\n'
+                         '    not ok 1 c\n'
+                         'not ok 1 s\n')
+        self.assertEqual(run.by_name()['c'].diagnostics,
+                         ['c: EXPECTATION FAILED at x.c:1'])
+
+    def test_live_sample_cases(self) -> None:
+        run = parse_file('ktap-live-sample.log')
+        self.assertTrue(run.complete)
+        live = [case for case in run.cases if case.suite == 'tcp_opt_live']
+        self.assertEqual(len(live), 5)
+        self.assertTrue(all(case.ok for case in live))
+        self.assertFalse(any(text.startswith('wire: ')
+                             for case in live for text in case.diagnostics))
+
 
 if __name__ == '__main__':
     unittest.main()
