@@ -14,6 +14,7 @@ from typing import List, Optional
 from . import (bisect_demo, bisectable, bloat, checkpatch, compare, deps,
                dissect, kernel, ktap, layouts, mutants, sanitize, sweep,
                worktree)
+from . import capture
 from .errors import HarnessError, no_space
 from .expected import expected_cases
 from .report import Verdict, failure_details, judge, layout_table, summary
@@ -180,6 +181,48 @@ def tshark_step(settings: Settings, tally: Tally) -> None:
     tally.add(not problems)
 
 
+# Problems a capture prints at the most: a bad run can have hundreds.
+CAPTURE_PROBLEMS_SHOWN = 20
+
+
+def capture_report(settings: Settings, tally: Tally) -> bool:
+    """The last run's tcp_opt_live packets as a pcap, read by tshark."""
+    try:
+        result = capture.capture(settings.build_dir / 'test.log',
+                                 settings.tree_dir / 'capture' / 'live.pcap')
+    except HarnessError as error:
+        print(f'FAIL live capture: {error}')
+        tally.add(False)
+        return False
+    for problem in result.problems[:CAPTURE_PROBLEMS_SHOWN]:
+        print(f'FAIL {problem}')
+    if len(result.problems) > CAPTURE_PROBLEMS_SHOWN:
+        print(f'... and {len(result.problems) - CAPTURE_PROBLEMS_SHOWN} '
+              'more problems')
+    print(capture.case_counts(result.packets))
+    print(f'{"PASS" if result.ok else "FAIL"} '
+          f'{capture.summary_line(result)}')
+    tally.add(result.ok)
+    return result.ok
+
+
+def capture_step(settings: Settings, tally: Tally) -> None:
+    """Due once kunit/ has the live suite; reads the KUnit step's log."""
+    if not capture.suite_declared(settings.kunit_dir):
+        print(f'SKIP kunit/ has no {capture.SUITE} suite')
+        tally.skipped += 1
+        return
+    capture_report(settings, tally)
+
+
+def cmd_capture(settings: Settings, quick: bool = False) -> int:
+    with worktree.locked(settings):
+        verdict = kunit_step(settings)
+        heading(f'live capture: {capture.SUITE} on {settings.tree}')
+        captured = capture_report(settings, Tally())
+    return 0 if verdict.ok and captured else 1
+
+
 def cmd_layouts(settings: Settings, update: bool = False,
                 inject: Optional[List[Path]] = None) -> int:
     with worktree.locked(settings):
@@ -270,6 +313,9 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool) -> list:
          lambda: layouts_step(settings, tally)),
         (f'tshark decodes every {tree} layout the same way',
          lambda: tshark_step(settings, tally)),
+        (f'live capture: the {tree} {capture.SUITE} packets as a pcap that '
+         'tshark reads cleanly',
+         lambda: capture_step(settings, tally)),
         (f'zero-delta check: {tree} tcp_output.o with '
          'CONFIG_TCP_OPTIONS_KUNIT_TEST=n, pristine vs patched',
          lambda: bloat_step(settings, tally)),
@@ -329,7 +375,8 @@ def kunit_test_step(settings: Settings, tally: Tally) -> None:
 
 
 COMMANDS = {'run': cmd_run, 'test': cmd_test, 'mutants': cmd_mutants,
-            'bisect-demo': cmd_bisect_demo, 'layouts': cmd_layouts}
+            'bisect-demo': cmd_bisect_demo, 'layouts': cmd_layouts,
+            'capture': cmd_capture}
 
 
 def tree_order(name: str) -> tuple:
@@ -354,7 +401,10 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
                         'kill matrix of kernel-patches/regressions/; '
                         'bisect-demo: git bisect run tools/bisect-layout on a '
                         'synthetic history; layouts: check docs/layouts/ '
-                        'against this run (--update rewrites it)')
+                        'against this run (--update rewrites it); '
+                        'capture: run the suites, write the tcp_opt_live '
+                        'packets to <work dir>/<tree>/capture/live.pcap and '
+                        'check it with tshark')
     parser.add_argument('--quick', action='store_true',
                         help='test: skip the bisect demonstration and the '
                         'sanitizer build')

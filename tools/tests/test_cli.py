@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
 import unittest
+from pathlib import Path
 
 from tcpopt import cli
 from tcpopt.settings import DEFAULT_TREE
+
+DATA = Path(__file__).resolve().parent / 'data'
 
 
 class TallyTest(unittest.TestCase):
@@ -59,8 +63,8 @@ class ParseArgsTest(unittest.TestCase):
 
     def test_every_command_has_a_handler(self) -> None:
         self.assertEqual(sorted(cli.COMMANDS),
-                         ['bisect-demo', 'layouts', 'mutants', 'run',
-                          'test'])
+                         ['bisect-demo', 'capture', 'layouts', 'mutants',
+                          'run', 'test'])
 
 
 class MisusedOptionsTest(unittest.TestCase):
@@ -92,6 +96,68 @@ class MisusedOptionsTest(unittest.TestCase):
             self.assertEqual(self.main('--inject', '/nonexistent.patch'),
                              (1, 'run.sh: error: --inject '
                               '/nonexistent.patch: no such file'))
+
+
+class CaptureStepTest(unittest.TestCase):
+    """The test command's live capture step on a copied log: no kernel."""
+
+    def setUp(self) -> None:
+        import tempfile
+        from tcpopt.settings import Settings
+        self.tmp = tempfile.TemporaryDirectory()
+        self.settings = Settings.create('6.1', work_dir=Path(self.tmp.name))
+        self.settings.build_dir.mkdir(parents=True)
+        self.pcap = self.settings.tree_dir / 'capture' / 'live.pcap'
+
+    def tearDown(self) -> None:
+        self.tmp.cleanup()
+
+    def step(self, log: str, declared: bool = True) -> tuple:
+        import contextlib
+        import io
+        from unittest import mock
+        shutil.copy(DATA / log, self.settings.build_dir / 'test.log')
+        tally, out = cli.Tally(), io.StringIO()
+        with mock.patch('tcpopt.capture.suite_declared',
+                        return_value=declared), \
+                contextlib.redirect_stdout(out):
+            cli.capture_step(self.settings, tally)
+        return out.getvalue().splitlines(), tally
+
+    def test_skipped_until_kunit_has_the_suite(self) -> None:
+        lines, tally = self.step('ktap-pass.log', declared=False)
+        self.assertEqual(lines, ['SKIP kunit/ has no tcp_opt_live suite'])
+        self.assertEqual((tally.passed, tally.failed, tally.skipped),
+                         (0, 0, 1))
+
+    def test_a_log_without_packets_fails(self) -> None:
+        lines, tally = self.step('ktap-pass.log')
+        log = self.settings.build_dir / 'test.log'
+        self.assertEqual(lines, [f'FAIL live capture: no "# wire:" lines in '
+                                 f'{log}: the tcp_opt_live suite did not '
+                                 'print any packets'])
+        self.assertEqual(tally.failed, 1)
+        self.assertFalse(self.pcap.exists())
+
+    @unittest.skipUnless(shutil.which('tshark'), 'tshark is not installed')
+    def test_writes_and_checks_the_pcap(self) -> None:
+        lines, tally = self.step('ktap-live-sample.log')
+        self.assertEqual(lines[-1], f'PASS wrote {self.pcap}: 9 packets (6 '
+                         'IPv4, 3 IPv6) from 5 cases; tshark: checksums '
+                         'good, 0 problems')
+        self.assertEqual(len(lines), 6)         # a line per case
+        self.assertEqual((tally.passed, tally.failed), (1, 0))
+        self.assertEqual(sorted(p.name for p in self.pcap.parent.iterdir()),
+                         ['live.pcap'])
+
+    def test_runs_right_after_the_tshark_step(self) -> None:
+        titles = [title for title, _ in
+                  cli.tree_steps(self.settings, cli.Tally(), demo=False)]
+        tshark = next(i for i, title in enumerate(titles)
+                      if title.startswith('tshark decodes'))
+        self.assertEqual(titles[tshark + 1],
+                         'live capture: the 6.1 tcp_opt_live packets as a '
+                         'pcap that tshark reads cleanly')
 
 
 if __name__ == '__main__':
