@@ -228,7 +228,6 @@ struct tcp_live {
 	const struct tcp_live_case *c;
 	int family;
 	struct net *net;
-	ktime_t start;
 	struct packet_type tap;
 	struct nf_hook_ops drop;
 	bool tap_on, drop_on;
@@ -242,6 +241,7 @@ struct tcp_live {
 	struct sockaddr_storage addr;
 	int addrlen;
 	struct socket *listener, *client, *child;
+	struct proto *prot;	/* tcp_prot or tcpv6_prot */
 };
 
 /* What a packet is, read from its IP and TCP headers. */
@@ -252,6 +252,8 @@ struct tcp_live_view {
 };
 
 static atomic_t tcp_live_pkt_seq = ATOMIC_INIT(0);
+/* Capture times count from the suite's first connection, as in a pcap. */
+static ktime_t tcp_live_epoch;
 
 static const struct tcp_opt_case *tcp_live_row(const char *name)
 {
@@ -337,7 +339,7 @@ static int tcp_live_tap(struct sk_buff *skb, struct net_device *dev,
 	if (p && !skb_copy_bits(skb, off, p->data, len)) {
 		p->len = len;
 		p->gso = skb_shinfo(skb)->gso_size;
-		p->usec = ktime_us_delta(ktime_get(), live->start);
+		p->usec = ktime_us_delta(ktime_get(), tcp_live_epoch);
 	} else {
 		kfree(p);
 		p = NULL;
@@ -543,6 +545,8 @@ static int tcp_live_listen(struct tcp_live *live)
 	int err;
 
 	err = tcp_live_socket(live, &live->listener);
+	if (!err)
+		live->prot = live->listener->sk->sk_prot;
 	if (!err && in->listen_maxseg)
 		err = tcp_live_intopt(live->listener, TCP_MAXSEG,
 				      in->listen_maxseg);
@@ -985,7 +989,8 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 	live->test = test;
 	live->c = c;
 	live->family = family;
-	live->start = ktime_get();
+	if (!tcp_live_epoch)
+		tcp_live_epoch = ktime_get();
 	spin_lock_init(&live->lock);
 	INIT_LIST_HEAD(&live->pkts);
 	tcp_live_set_addr(live);
@@ -1017,17 +1022,28 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 	tcp_live_release(&live->listener);
 	if (live->net)
 		tcp_live_stop_capture(live);
+#ifdef CONFIG_PROC_FS
+	/* Closed with RST: nothing may linger in the hash tables. */
+	if (live->prot)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    sock_prot_inuse_get(live->net, live->prot),
+				    0, "%s: TCP sockets left after release",
+				    tcp_live_family(live));
+#endif
 
 	KUNIT_EXPECT_FALSE_MSG(test, live->overflow,
 			       "%s: more than %d packets or one over %d bytes",
 			       tcp_live_family(live), LIVE_MAX_PKTS,
 			       LIVE_MAX_LEN);
 	if (!err) {
+		const struct tcp_live_pkt *syn;
+
 		tcp_live_check_handshake(live);
+		syn = tcp_live_find(live, true, true, false, false, 0);
 		if (c->in.holes)
-			tcp_live_check_sacks(live, tcp_live_isn(tcp_live_find(live,
-				true, true, false, false, 0)) + LIVE_PING_LEN,
-				seg);
+			tcp_live_check_sacks(live,
+					     tcp_live_isn(syn) + LIVE_PING_LEN,
+					     seg);
 	}
 	tcp_live_print(live);
 	tcp_live_teardown(live);
@@ -1036,10 +1052,14 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 static void tcp_live_test(struct kunit *test)
 {
 	const struct tcp_live_case *c = test->param_value;
+	ktime_t start = ktime_get();
 
 	tcp_live_run(test, c, AF_INET);
 	if (IS_ENABLED(CONFIG_IPV6))
 		tcp_live_run(test, c, AF_INET6);
+	kunit_log(KERN_INFO, test, KUNIT_SUBTEST_INDENT KUNIT_SUBTEST_INDENT
+		  "# live: %s over ipv4 and ipv6 in %lld us", c->name,
+		  ktime_us_delta(ktime_get(), start));
 }
 
 static void tcp_live_case_desc(const struct tcp_live_case *c, char *desc)

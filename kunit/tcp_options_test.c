@@ -1679,6 +1679,12 @@ static const u8 tcp_opt_sweep_wscale[] = { 0, 1, 7, 14 };
 static const u8 tcp_opt_sweep_fo_len[] = { 0, 4, 6, 8, 10, 12, 14, 16 };
 /* 4 + MAC: aligned (4, 12, 16), NOP-padded by 2 (6, 10) and 0 (16). */
 static const u8 tcp_opt_sweep_ao_maclen[] = { 4, 6, 10, 12, 16 };
+/*
+ * The benchmark (tcp_options_bench.c) widens the MSS axis by this factor,
+ * with MSS values next to the listed ones, and leaves the records out.
+ */
+static unsigned int tcp_opt_sweep_scale = 1;
+static bool tcp_opt_sweep_quiet;
 
 static void tcp_opt_sweep_desc(const struct tcp_opt_sweep_group *g,
 			       char *desc)
@@ -1715,10 +1721,12 @@ static void tcp_opt_sweep_one(struct kunit *test,
 	if (test->status != KUNIT_FAILURE)
 		tcp_opt_check_written(test, input, in, &opts, size, &got, &got,
 				      text, sizeof(text));
-	kunit_log(KERN_INFO, test, KUNIT_SUBTEST_INDENT KUNIT_SUBTEST_INDENT
-		  "# sweep: %s size=%u bytes=%*phN", input, size,
-		  (int)min_t(unsigned int, size, MAX_TCP_OPTION_SPACE),
-		  env->buf + sizeof(struct tcphdr));
+	if (!tcp_opt_sweep_quiet)
+		kunit_log(KERN_INFO, test,
+			  KUNIT_SUBTEST_INDENT KUNIT_SUBTEST_INDENT
+			  "# sweep: %s size=%u bytes=%*phN", input, size,
+			  (int)min_t(unsigned int, size, MAX_TCP_OPTION_SPACE),
+			  env->buf + sizeof(struct tcphdr));
 }
 
 /* Every Fast Open cookie length of the group, or none. */
@@ -1742,6 +1750,8 @@ static unsigned int tcp_opt_sweep_handshake(struct kunit *test,
 					    const struct tcp_opt_sweep_group *g,
 					    struct tcp_opt_input *in)
 {
+	unsigned int mss_values = ARRAY_SIZE(tcp_opt_sweep_mss) *
+				  tcp_opt_sweep_scale;
 	unsigned int flags, m, w, count = 0;
 
 	for (flags = 0; flags < 8; flags++) {
@@ -1757,8 +1767,9 @@ static unsigned int tcp_opt_sweep_handshake(struct kunit *test,
 			}
 			continue;
 		}
-		for (m = 0; m < ARRAY_SIZE(tcp_opt_sweep_mss); m++) {
-			in->mss = tcp_opt_sweep_mss[m];
+		for (m = 0; m < mss_values; m++) {
+			in->mss = tcp_opt_sweep_mss[m % ARRAY_SIZE(tcp_opt_sweep_mss)] +
+				  m / ARRAY_SIZE(tcp_opt_sweep_mss);
 			for (w = 0; w < ARRAY_SIZE(tcp_opt_sweep_wscale); w++) {
 				in->wscale = tcp_opt_sweep_wscale[w];
 				count += tcp_opt_sweep_fo(test, g, in);
@@ -1790,18 +1801,23 @@ static unsigned int tcp_opt_sweep_established(struct kunit *test,
 	return count;
 }
 
+static unsigned int tcp_opt_sweep_run_group(struct kunit *test,
+					    const struct tcp_opt_sweep_group *g)
+{
+	struct tcp_opt_input in = { .pkt = g->pkt, .md5 = g->md5,
+				    .syncookie = g->syncookie, .fo = g->fo };
+
+	if (g->pkt == TCP_OPT_ESTABLISHED)
+		return tcp_opt_sweep_established(test, g, &in);
+	return tcp_opt_sweep_handshake(test, g, &in);
+}
+
 static void tcp_opt_sweep_test(struct kunit *test)
 {
 	const struct tcp_opt_sweep_group *g = test->param_value;
-	struct tcp_opt_input in = { .pkt = g->pkt, .md5 = g->md5,
-				    .syncookie = g->syncookie, .fo = g->fo };
 	u64 start = ktime_get_ns();
-	unsigned int count;
+	unsigned int count = tcp_opt_sweep_run_group(test, g);
 
-	if (g->pkt == TCP_OPT_ESTABLISHED)
-		count = tcp_opt_sweep_established(test, g, &in);
-	else
-		count = tcp_opt_sweep_handshake(test, g, &in);
 	kunit_info(test, "sweep %s: %u combinations in %llu us", g->name,
 		   count, div_u64(ktime_get_ns() - start, NSEC_PER_USEC));
 }
@@ -1848,6 +1864,9 @@ static struct kunit_case tcp_opt_established_test_cases[] = {
 /* The wire: live connections in a namespace of their own. */
 #include "tcp_live_test.c"
 
+/* Not in the default run: ./run.sh bench. */
+#include "tcp_options_bench.c"
+
 #define TCP_OPT_SUITE(_name)						\
 	static struct kunit_suite _name##_suite = {			\
 		.name = #_name,						\
@@ -1867,4 +1886,5 @@ TCP_OPT_SUITE(tcp_opt_sweep);
 kunit_test_suites(&tcp_opt_syn_suite, &tcp_opt_synack_suite,
 		  &tcp_opt_md5_suite, &tcp_opt_ao_suite, &tcp_opt_fastopen_suite,
 		  &tcp_opt_established_suite, &tcp_opt_sweep_suite,
-		  &tcp_parse_suite, &tcp_opt_live_suite);
+		  &tcp_parse_suite, &tcp_opt_live_suite,
+		  &tcp_opt_bench_suite);
