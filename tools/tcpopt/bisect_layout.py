@@ -32,7 +32,6 @@ from .worktree import (apply_patch, locked, overlay_sources,
                        test_only_patches)
 
 GOOD, BAD, SKIP = 0, 1, 125
-SUITES = 'tcp_opt_*'
 
 
 def say(message: str) -> None:
@@ -83,12 +82,12 @@ def run_layout_suites(settings: Settings, src: Path, build: Path) -> int:
     if log.exists():
         log.unlink()
     build.mkdir(parents=True, exist_ok=True)
-    command = [arg if not arg.startswith('--build_dir=')
-               else f'--build_dir={build}' for arg in kunit_command(settings)]
+    # The default filter: the tcp_opt_* suites, without the benchmark.
+    command = kunit_command(settings, build_dir=build)
     count_build()
     output = build / 'kunit.out'
     with open(output, 'w') as out:
-        subprocess.run(command + [SUITES], cwd=src, env=build_env(settings),
+        subprocess.run(command, cwd=src, env=build_env(settings),
                        stdout=out, stderr=subprocess.STDOUT, check=False)
     if not log.is_file():
         say(f'the tree does not build or boot (see {output}): skip')

@@ -10,10 +10,12 @@ import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, List, Optional
+from typing import IO, Iterator, List, Optional
 
+from .accel import Accel
+from .accel import choose as choose_accel
 from .errors import HarnessError
-from .settings import Settings
+from .settings import DEFAULT_SUITES, Settings
 from .worktree import log as say
 
 ARCH = 'x86_64'
@@ -57,16 +59,31 @@ def kunit_timeout() -> int:
     return int(text)
 
 
-def kunit_command(settings: Settings,
-                  timeout: Optional[int] = None) -> List[str]:
-    return [sys.executable, 'tools/testing/kunit/kunit.py', 'run',
-            f'--arch={ARCH}', f'--kunitconfig={settings.kunitconfig}',
-            f'--build_dir={settings.build_dir}', f'--jobs={jobs()}',
-            f'--timeout={timeout or kunit_timeout()}',
-            # A panicking kernel reboots at once, which ends QEMU
-            # (-no-reboot), instead of spinning until the timeout.
-            '--kernel_args=panic=-1',
-            '--make_options', f'CC={compiler()}'] + \
+def kunit_command(settings: Settings, timeout: Optional[int] = None, *,
+                  accel: Optional[Accel] = None,
+                  filter_glob: str = DEFAULT_SUITES,
+                  build_dir: Optional[Path] = None,
+                  action: str = 'run',
+                  kunitconfig: Optional[Path] = None) -> List[str]:
+    """kunit.py run (or build, or exec: the options each one takes)."""
+    builds, boots = action in ('run', 'build'), action in ('run', 'exec')
+    kunitconfig = kunitconfig or settings.kunitconfig
+    cmd = [sys.executable, 'tools/testing/kunit/kunit.py', action,
+           f'--arch={ARCH}', f'--kunitconfig={kunitconfig}',
+           f'--build_dir={build_dir or settings.build_dir}']
+    if builds:
+        cmd.append(f'--jobs={jobs()}')
+    if boots:
+        cmd += [f'--timeout={timeout or kunit_timeout()}',
+                # A panicking kernel reboots at once, which ends QEMU
+                # (-no-reboot), instead of spinning until the timeout.
+                '--kernel_args=panic=-1']
+    if accel:
+        # '=': a value starting with '-' is not an option of kunit.py's.
+        cmd.append(f'--qemu_args={accel.qemu_args()}')
+    if boots:
+        cmd.append(filter_glob)
+    return cmd + ['--make_options', f'CC={compiler()}'] + \
         [f'--kconfig_add={option}' for option in settings.kconfig_add]
 
 
@@ -139,21 +156,35 @@ def last_console_line(log: Path) -> str:
     return lines[-1][:120] if lines else '(none)'
 
 
-def run_kunit(settings: Settings, source: Path) -> tuple[int, Path]:
+def run_kunit(settings: Settings, source: Path, *,
+              build_dir: Optional[Path] = None,
+              filter_glob: str = DEFAULT_SUITES,
+              accel: Optional[Accel] = None, action: str = 'run',
+              output: Optional[IO] = None,
+              kunitconfig: Optional[Path] = None) -> tuple[int, Path]:
     """Build and boot the suite; returns kunit.py's status and the raw log.
 
     kunit.py gets a session of its own, so that a hung kernel or an
     interrupt stops it with make and QEMU, never leaving them running
-    after the lock is released.
+    after the lock is released. Without an accelerator given, the one
+    accel.choose() picks is used and named on stdout.
     """
-    log = settings.build_dir / 'test.log'
+    build_dir = build_dir or settings.build_dir
+    log = build_dir / 'test.log'
     if log.exists():
         log.unlink()        # never read a previous run's verdicts
-    settings.build_dir.mkdir(parents=True, exist_ok=True)
+    build_dir.mkdir(parents=True, exist_ok=True)
     timeout = kunit_timeout()
+    if accel is None and action != 'build':
+        accel = choose_accel(build_dir)
+        print(accel.line(), flush=True)
+    command = kunit_command(settings, timeout + STOP_GRACE, accel=accel,
+                            filter_glob=filter_glob, build_dir=build_dir,
+                            action=action, kunitconfig=kunitconfig)
     with interrupted_by(signal.SIGHUP, signal.SIGTERM):
-        proc = subprocess.Popen(kunit_command(settings, timeout + STOP_GRACE),
-                                cwd=source, env=build_env(settings),
+        proc = subprocess.Popen(command, cwd=source, env=build_env(settings),
+                                stdout=output,
+                                stderr=subprocess.STDOUT if output else None,
                                 start_new_session=True)
         try:
             if not wait_for_kunit(proc, log, timeout):

@@ -80,6 +80,8 @@ def parse_args() -> argparse.Namespace:
     run.add_argument('--kernel_args', action='append', default=[])
     run.add_argument('--make_options', action='append', default=[])
     run.add_argument('--kconfig_add', action='append', default=[])
+    run.add_argument('--qemu_args', action='append', default=[])
+    run.add_argument('filter_glob', nargs='?', default='')
     return parser.parse_args()
 
 
