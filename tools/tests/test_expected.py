@@ -115,10 +115,25 @@ class RealSourceTest(unittest.TestCase):
         self.assertNotIn('dsack_next_segment', self.names)
 
     def test_expected_cases_on_kunit_dir(self) -> None:
+        # Files in name order; the benchmark is not in a default run.
+        live = expected.case_names(
+            (KUNIT_DIR / 'tcp_live_test.c').read_text())
         parser = expected.case_names(
             (KUNIT_DIR / 'tcp_parse_options_test.c').read_text())
         self.assertEqual(expected.expected_cases(KUNIT_DIR),
-                         self.names + parser)
+                         live + self.names + parser)
+
+    def test_live_suite_declares_15_connections(self) -> None:
+        live = expected.case_names(
+            (KUNIT_DIR / 'tcp_live_test.c').read_text())
+        self.assertEqual(len(set(live)), 15)
+        self.assertEqual(live[0], 'live_none')
+        self.assertIn('live_md5_sack_holes', live)
+
+    def test_benchmark_cases_are_not_expected(self) -> None:
+        names = expected.expected_cases(KUNIT_DIR)
+        self.assertNotIn('tcp_bench_hotpath_test', names)
+        self.assertNotIn('tcp_bench_sweep_scale_test', names)
 
     def test_parser_suite_declares_29_rows_and_the_mutations(self) -> None:
         parser = expected.case_names(
