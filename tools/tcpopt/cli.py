@@ -14,7 +14,7 @@ from typing import List, Optional
 from . import (bisect_demo, bisectable, bloat, checkpatch, compare, deps,
                dissect, kernel, ktap, layouts, mutants, sanitize, sweep,
                worktree)
-from . import capture
+from . import bench, capture
 from .errors import HarnessError, no_space
 from .expected import expected_cases
 from .report import Verdict, failure_details, judge, layout_table, summary
@@ -374,9 +374,14 @@ def kunit_test_step(settings: Settings, tally: Tally) -> None:
         tally.add(False)
 
 
+def cmd_bench(settings: Settings, quick: bool = False, costs: bool = False,
+              argv: Optional[List[str]] = None) -> int:
+    return bench.main(settings, argv or ['bench'], costs=costs)
+
+
 COMMANDS = {'run': cmd_run, 'test': cmd_test, 'mutants': cmd_mutants,
             'bisect-demo': cmd_bisect_demo, 'layouts': cmd_layouts,
-            'capture': cmd_capture}
+            'capture': cmd_capture, 'bench': cmd_bench}
 
 
 def tree_order(name: str) -> tuple:
@@ -404,7 +409,9 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
                         'against this run (--update rewrites it); '
                         'capture: run the suites, write the tcp_opt_live '
                         'packets to <work dir>/<tree>/capture/live.pcap and '
-                        'check it with tshark')
+                        'check it with tshark; bench: time the developer loop '
+                        '(cold, warm, edits, QEMU boots) and the hot path, '
+                        'write docs/performance.md')
     parser.add_argument('--quick', action='store_true',
                         help='test: skip the bisect demonstration and the '
                         'sanitizer build')
@@ -424,6 +431,9 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     parser.add_argument('--update', action='store_true',
                         help='layouts: rewrite docs/layouts/<tree>.md and '
                         'its pictures from this run')
+    parser.add_argument('--kunitconfig-costs', action='store_true',
+                        help='bench: also build without each .kunitconfig '
+                        'option and report what it costs')
     return parser.parse_args(argv)
 
 
@@ -435,7 +445,8 @@ def _existing(patches: Optional[List[Path]]) -> List[Path]:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = parse_args(argv)
     try:
         if args.update and args.command != 'layouts':
             raise HarnessError('--update only applies to ./run.sh layouts')
@@ -448,6 +459,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.inject and args.command not in ('run', 'layouts'):
             raise HarnessError('--inject only applies to ./run.sh run and '
                                './run.sh layouts')
+        if args.kunitconfig_costs and args.command != 'bench':
+            raise HarnessError('--kunitconfig-costs only applies to ./run.sh '
+                               'bench')
         trees = [Settings.create(name, sanitize=args.sanitize)
                  for name in names]
         deps.ensure_packages(deps.required_packages(
@@ -466,6 +480,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                                inject=_existing(args.inject))
         if args.command == 'run':
             return cmd_run(trees[0], inject=_existing(args.inject))
+        if args.command == 'bench':
+            return cmd_bench(trees[0], costs=args.kunitconfig_costs,
+                             argv=argv)
         return COMMANDS[args.command](trees[0], quick=args.quick)
     except HarnessError as error:
         print(f'run.sh: error: {error}', file=sys.stderr)

@@ -29,7 +29,7 @@ from .settings import OVERLAY_DIR, REPO, Settings
 STAMP = '.tcpopt-pristine'
 STATE = '.tcpopt-state.json'
 # Object directories under <tree>/, all made from one base tree.
-BUILD_DIRS = ('build*', 'bloat', 'steps', 'mutants')
+BUILD_DIRS = ('build*', 'bloat', 'steps', 'mutants', 'bench')
 
 
 def log(message: str) -> None:

@@ -63,8 +63,8 @@ class ParseArgsTest(unittest.TestCase):
 
     def test_every_command_has_a_handler(self) -> None:
         self.assertEqual(sorted(cli.COMMANDS),
-                         ['bisect-demo', 'capture', 'layouts', 'mutants',
-                          'run', 'test'])
+                         ['bench', 'bisect-demo', 'capture', 'layouts',
+                          'mutants', 'run', 'test'])
 
 
 class MisusedOptionsTest(unittest.TestCase):

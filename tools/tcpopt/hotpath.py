@@ -1,0 +1,376 @@
+"""The hot-path benchmark: the tcp_opt_bench suite, pristine vs patched.
+
+kunit/tcp_options_bench.c (the tcp_opt_bench suite, marked slow) times
+the option calculators and the writer in the guest and prints
+
+    # bench: <layout> <function> <ns> ns/call rep <i>
+    # sweep-scale: <factor>x <combinations> combinations in <us> us
+
+It runs in two trees under <work>/<tree>/bench/: 'patched' (the series)
+and 'pristine' (only the series' test-only patch: the Kconfig symbol and
+the include hook). In both, net/ipv4/tcp_options_test.c is a stub that
+includes the benchmark alone, and both build with the same .kunitconfig,
+so the two kernels differ by the series' code changes and nothing else.
+
+Built alone, the benchmark has no sweep to scale: the sweep-scale case
+exists only where tcp_options_test.c includes the benchmark, which is
+the main build. That kernel, already built, is booted once more with
+the benchmark suite alone (kunit.py exec, no build).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
+
+from .accel import Accel
+from .kernel import run_kunit
+from .settings import BENCH_SOURCE, BENCH_SUITE, OVERLAY_DIR, Settings
+from .worktree import (apply_patch, copy_tree, log, read_series,
+                       remove_tree, sha256, tarball_identity,
+                       test_only_patches)
+
+# Before the '#': a console timestamp, if printk adds one; after it, the
+# case name kunit_info() would add.
+PREFIX = r'^(?:\[\s*\d+\.\d+\] )?\s*# (?:[\w.]+: )?'
+BENCH_LINE = re.compile(PREFIX + r'bench: (?P<layout>\S+) (?P<function>\S+) '
+                        r'(?P<ns>\d+(?:\.\d+)?) ns/call rep (?P<rep>\d+)\s*$')
+SCALE_LINE = re.compile(PREFIX + r'sweep-scale: (?P<factor>\d+)x '
+                        r'(?P<combinations>\d+) combinations in '
+                        r'(?P<us>\d+(?:\.\d+)?) us\s*$')
+MIN_REPS = 5
+SCALE_FACTORS = (1, 4, 16)
+# Time per combination may drift this much and still count as linear.
+LINEAR_TOLERANCE = 0.25
+SIDES = ('pristine', 'patched')
+MARK = '.tcpopt-bench.json'
+STUB = ('// SPDX-License-Identifier: GPL-2.0\n'
+        '/* ./run.sh bench: the benchmark suite alone, in both trees. */\n'
+        f'#include "{BENCH_SOURCE}"\n')
+
+Key = Tuple[str, str]           # (layout, function)
+
+
+@dataclass
+class Samples:
+    """What one boot of the benchmark printed."""
+
+    calls: Dict[Key, Dict[int, float]] = field(default_factory=dict)
+    scale: Dict[int, List[Tuple[int, float]]] = field(default_factory=dict)
+
+
+def parse(lines: Iterable[str]) -> Samples:
+    """The bench and sweep-scale lines of a console log; the rest is noise."""
+    calls: Dict[Key, Dict[int, float]] = defaultdict(dict)
+    scale: Dict[int, List[Tuple[int, float]]] = defaultdict(list)
+    for line in lines:
+        call = BENCH_LINE.match(line.rstrip('\r\n'))
+        if call:
+            key = (call.group('layout'), call.group('function'))
+            calls[key][int(call.group('rep'))] = float(call.group('ns'))
+            continue
+        step = SCALE_LINE.match(line.rstrip('\r\n'))
+        if step:
+            scale[int(step.group('factor'))].append(
+                (int(step.group('combinations')), float(step.group('us'))))
+    return Samples(dict(calls), dict(scale))
+
+
+def relative_spread(values: List[float]) -> float:
+    """(max - min) / median: how far the repetitions scatter."""
+    middle = statistics.median(values)
+    return (max(values) - min(values)) / middle if middle else 0.0
+
+
+@dataclass
+class Comparison:
+    """One layout and function: pristine against patched."""
+
+    layout: str
+    function: str
+    pristine: Dict[int, float]
+    patched: Dict[int, float]
+
+    @property
+    def reps(self) -> int:
+        return min(len(self.pristine), len(self.patched))
+
+    @property
+    def pristine_ns(self) -> float:
+        return statistics.median(self.pristine.values())
+
+    @property
+    def patched_ns(self) -> float:
+        return statistics.median(self.patched.values())
+
+    @property
+    def ratio(self) -> float:
+        """Patched over pristine, of the medians."""
+        return self.patched_ns / self.pristine_ns if self.pristine_ns \
+            else float('inf')
+
+    @property
+    def noise(self) -> float:
+        """The wider relative spread of the two sides."""
+        return max(relative_spread(list(self.pristine.values())),
+                   relative_spread(list(self.patched.values())))
+
+    def rep_ratios(self) -> List[float]:
+        """Patched over pristine, repetition by repetition."""
+        return [self.patched[rep] / self.pristine[rep]
+                for rep in sorted(set(self.pristine) & set(self.patched))
+                if self.pristine[rep]]
+
+    @property
+    def ok(self) -> bool:
+        return self.reps >= MIN_REPS and self.ratio <= 1 + self.noise
+
+    def verdict(self) -> str:
+        if self.reps < MIN_REPS:
+            return f'too few repetitions ({self.reps} < {MIN_REPS})'
+        if self.ok:
+            return 'ratio ≤ 1.00 within noise'
+        return (f'slower: {self.ratio:.3f} > 1 + noise '
+                f'{self.noise:.3f}')
+
+
+def compare(pristine: Samples, patched: Samples) -> List[Comparison]:
+    """Every layout and function either side printed, in print order."""
+    keys = list(pristine.calls) + [k for k in patched.calls
+                                   if k not in pristine.calls]
+    return [Comparison(layout, function, pristine.calls.get(key, {}),
+                       patched.calls.get(key, {}))
+            for key in keys for layout, function in [key]]
+
+
+def missing_sides(comparisons: List[Comparison]) -> List[str]:
+    """Rows one tree never printed: a benchmark that did not run there."""
+    return [f'{c.layout} {c.function}: no '
+            f'{"pristine" if not c.pristine else "patched"} samples'
+            for c in comparisons if not c.pristine or not c.patched]
+
+
+@dataclass
+class ScaleStep:
+    factor: int
+    combinations: int
+    guest_us: float
+
+    @property
+    def us_per_combination(self) -> float:
+        return self.guest_us / self.combinations if self.combinations else 0.0
+
+
+@dataclass
+class Scaling:
+    steps: List[ScaleStep]
+    missing: List[int]
+
+    def drift(self, step: ScaleStep) -> float:
+        """Time per combination against the smallest factor's, minus one."""
+        base = self.steps[0].us_per_combination
+        return step.us_per_combination / base - 1 if base else 0.0
+
+    @property
+    def linear(self) -> bool:
+        return not self.missing and bool(self.steps) and all(
+            abs(self.drift(step)) <= LINEAR_TOLERANCE for step in self.steps)
+
+    def verdict(self) -> str:
+        if self.missing:
+            return ('not measured: no sweep-scale line for ' +
+                    ', '.join(f'{factor}x' for factor in self.missing))
+        worst = max(self.steps, key=lambda step: abs(self.drift(step)))
+        shape = 'linear' if self.linear else 'not linear'
+        return (f'{shape}: time per combination within '
+                f'{abs(self.drift(worst)) * 100:.0f} % of 1x '
+                f'(limit ±{LINEAR_TOLERANCE * 100:.0f} %)')
+
+
+def scaling(samples: Samples) -> Scaling:
+    """Median guest time per factor; linear if time per combination holds."""
+    steps = []
+    for factor in sorted(samples.scale):
+        runs = samples.scale[factor]
+        steps.append(ScaleStep(factor, runs[0][0],
+                               statistics.median(us for _, us in runs)))
+    missing = [f for f in SCALE_FACTORS if f not in samples.scale]
+    return Scaling(steps, missing)
+
+
+# --- the two trees ---------------------------------------------------------
+
+def side_dirs(settings: Settings, side: str) -> Tuple[Path, Path]:
+    base = settings.tree_dir / 'bench' / side
+    return base / 'src', base / 'build'
+
+
+def side_patches(settings: Settings, side: str) -> List[Path]:
+    if side == 'patched':
+        return read_series(settings.patch_dir)
+    return test_only_patches(settings.patch_dir)
+
+
+def wanted_mark(settings: Settings, patches: List[Path]) -> dict:
+    return {'base': tarball_identity(settings.tarball),
+            'patches': [[p.name, sha256(p)] for p in patches]}
+
+
+def sync_tree(settings: Settings, side: str) -> Path:
+    """pristine/ plus this side's patches; rebuilt, with a fresh build
+    dir, whenever the base or the patches change (objects newer than
+    their new sources would be kept by make)."""
+    src, build = side_dirs(settings, side)
+    patches = side_patches(settings, side)
+    want = wanted_mark(settings, patches)
+    try:
+        have: Optional[dict] = json.loads((src / MARK).read_text())
+    except (OSError, ValueError):
+        have = None
+    if have != want:
+        remove_tree(build)
+        copy_tree(settings.pristine, src)
+        for patch in patches:
+            apply_patch(src, patch, f'{settings.package} ({side} bench tree)')
+        (src / MARK).write_text(json.dumps(want, indent=1))
+    overlay_bench(settings, src)
+    return src
+
+
+def write_if_changed(path: Path, data: bytes) -> None:
+    """Same bytes: leave the file (and its mtime) alone."""
+    if path.is_file() and path.read_bytes() == data:
+        return
+    tmp = path.with_name(path.name + '.new')
+    tmp.write_bytes(data)
+    tmp.rename(path)
+
+
+def overlay_bench(settings: Settings, tree: Path) -> None:
+    """kunit/ sources in, tcp_options_test.c replaced by the stub."""
+    target = tree / OVERLAY_DIR
+    for source in sorted(settings.kunit_dir.iterdir()):
+        if source.suffix in ('.c', '.h') and \
+                source.name != 'tcp_options_test.c':
+            write_if_changed(target / source.name, source.read_bytes())
+    write_if_changed(target / 'tcp_options_test.c', STUB.encode())
+
+
+def bench_source_missing(settings: Settings) -> Optional[str]:
+    path = settings.kunit_dir / BENCH_SOURCE
+    if path.is_file():
+        return None
+    return f'kunit/{BENCH_SOURCE} is missing: no {BENCH_SUITE} suite to run'
+
+
+def config_difference(pristine_build: Path, patched_build: Path) -> str:
+    """'' when both kernels were configured alike, else the first line
+    that differs (comments aside)."""
+    def lines(build: Path) -> List[str]:
+        try:
+            text = (build / '.config').read_text()
+        except OSError:
+            return ['(no .config)']
+        return [line for line in text.splitlines()
+                if line and not line.startswith('#')]
+    old, new = lines(pristine_build), lines(patched_build)
+    if old == new:
+        return ''
+    for a, b in zip(old + [''] * len(new), new + [''] * len(old)):
+        if a != b:
+            return f'.config differs: pristine {a!r}, patched {b!r}'
+    return '.config differs'
+
+
+@dataclass
+class HotPath:
+    """The benchmark's result, or why there is none."""
+
+    accel: str
+    comparisons: List[Comparison] = field(default_factory=list)
+    scaling: Optional[Scaling] = None
+    problem: str = ''
+    notes: List[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problem and all(c.ok for c in self.comparisons)
+
+
+def boot_side(settings: Settings, side: str, accel: Accel,
+              run: Callable = run_kunit) -> Tuple[Optional[Samples], str]:
+    """Build and boot one tree's benchmark; its samples, or what failed."""
+    src = sync_tree(settings, side)
+    _, build = side_dirs(settings, side)
+    output = build.parent / 'kunit.out'
+    log(f'bench: building and booting the {side} tree ({BENCH_SUITE}), '
+        f'output in {output}')
+    with open(output, 'w') as out:
+        status, console = run(settings, src, build_dir=build,
+                              filter_glob=BENCH_SUITE, accel=accel,
+                              output=out)
+    if not console.is_file():
+        return None, (f'the {side} kernel did not build or boot (kunit.py '
+                      f'exit {status}); see {output}')
+    with open(console, errors='replace') as lines:
+        return parse(lines), ''
+
+
+def measure(settings: Settings, accel: Accel,
+            run: Callable = run_kunit) -> HotPath:
+    """Both trees, one after the other, with the same accelerator."""
+    result = HotPath(accel=accel.name)
+    result.problem = bench_source_missing(settings) or ''
+    if result.problem:
+        return result
+    samples: Dict[str, Samples] = {}
+    for side in SIDES:
+        got, problem = boot_side(settings, side, accel, run)
+        if got is None:
+            result.problem = problem
+            return result
+        samples[side] = got
+    result.comparisons = compare(samples['pristine'], samples['patched'])
+    if not result.comparisons:
+        result.problem = ("neither kernel printed a '# bench:' line; see "
+                          f"{settings.tree_dir / 'bench'}/*/build/test.log")
+    result.notes += missing_sides(result.comparisons)
+    difference = config_difference(side_dirs(settings, 'pristine')[1],
+                                   side_dirs(settings, 'patched')[1])
+    if difference:
+        result.notes.append(difference)
+    result.scaling = scaling(boot_sweep_scale(settings, accel, run))
+    return result
+
+
+def boot_sweep_scale(settings: Settings, accel: Accel,
+                     run: Callable = run_kunit) -> Samples:
+    """The main build's benchmark suite; its test.log is put back after,
+    so the last run's verdicts stay where the other commands read them."""
+    log_file = settings.build_dir / 'test.log'
+    kept = log_file.with_name('test.log.bench-kept')
+    saved = settings.tree_dir / 'bench' / 'sweep-scale.log'
+    saved.parent.mkdir(parents=True, exist_ok=True)
+    saved.unlink(missing_ok=True)       # never read an earlier bench's
+    if log_file.is_file():
+        log_file.rename(kept)
+    log(f'bench: booting the main build with {BENCH_SUITE} alone for the '
+        f'sweep scaling, output in {saved.with_suffix(".out")}')
+    try:
+        with open(saved.with_suffix('.out'), 'w') as out:
+            run(settings, settings.source, action='exec',
+                filter_glob=BENCH_SUITE, accel=accel, output=out)
+        if log_file.is_file():
+            log_file.replace(saved)
+    finally:
+        if kept.is_file():
+            kept.replace(log_file)
+    if not saved.is_file():
+        return Samples()
+    with open(saved, errors='replace') as lines:
+        return parse(lines)
