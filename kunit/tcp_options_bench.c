@@ -24,7 +24,7 @@
 #define KUNIT_CASE_SLOW(test_name)	KUNIT_CASE(test_name)
 #endif
 
-#define TCP_BENCH_CALLS		20000
+#define TCP_BENCH_CALLS		100000
 #define TCP_BENCH_REPS		7
 
 enum tcp_bench_layout {

@@ -44,6 +44,11 @@ SCALE_LINE = re.compile(PREFIX + r'sweep-scale: (?P<factor>\d+)x '
                         r'(?P<combinations>\d+) combinations in '
                         r'(?P<us>\d+(?:\.\d+)?) us\s*$')
 MIN_REPS = 5
+# Boots per tree, alternating pristine and patched: under TCG one boot can
+# run 40 % faster than the next, so a single boot per tree says nothing.
+ROUNDS = 5
+# Repetitions of a later boot are numbered round * ROUND_STRIDE + rep.
+ROUND_STRIDE = 1000
 SCALE_FACTORS = (1, 4, 16)
 # Time per combination may drift this much and still count as linear.
 LINEAR_TOLERANCE = 0.25
@@ -121,7 +126,15 @@ class Comparison:
                    relative_spread(list(self.patched.values())))
 
     def rep_ratios(self) -> List[float]:
-        """Patched over pristine, repetition by repetition."""
+        """Patched over pristine: boot round by boot round (the medians
+        of two adjacent boots) when there are several, else repetition by
+        repetition."""
+        rounds = sorted({rep // ROUND_STRIDE for rep in self.pristine} &
+                        {rep // ROUND_STRIDE for rep in self.patched})
+        if len(rounds) > 1:
+            return [round_median(self.patched, r) /
+                    round_median(self.pristine, r) for r in rounds
+                    if round_median(self.pristine, r)]
         return [self.patched[rep] / self.pristine[rep]
                 for rep in sorted(set(self.pristine) & set(self.patched))
                 if self.pristine[rep]]
@@ -137,6 +150,22 @@ class Comparison:
             return 'ratio ≤ 1.00 within noise'
         return (f'slower: {self.ratio:.3f} > 1 + noise '
                 f'{self.noise:.3f}')
+
+
+def round_median(samples: Dict[int, float], round_no: int) -> float:
+    return statistics.median(value for rep, value in samples.items()
+                             if rep // ROUND_STRIDE == round_no)
+
+
+def merge_rounds(rounds: List[Samples]) -> Samples:
+    """One tree's boots as one set of samples, each boot's repetitions
+    numbered apart."""
+    calls: Dict[Key, Dict[int, float]] = defaultdict(dict)
+    for round_no, samples in enumerate(rounds):
+        for key, reps in samples.calls.items():
+            for rep, value in reps.items():
+                calls[key][round_no * ROUND_STRIDE + rep] = value
+    return Samples(dict(calls))
 
 
 def compare(pristine: Samples, patched: Samples) -> List[Comparison]:
@@ -303,17 +332,22 @@ class HotPath:
 
 
 def boot_side(settings: Settings, side: str, accel: Accel,
-              run: Callable = run_kunit) -> Tuple[Optional[Samples], str]:
-    """Build and boot one tree's benchmark; its samples, or what failed."""
-    src = sync_tree(settings, side)
+              run: Callable = run_kunit,
+              round_no: int = 0) -> Tuple[Optional[Samples], str]:
+    """Build (first round) and boot one tree's benchmark; its samples, or
+    what failed."""
+    src = sync_tree(settings, side) if round_no == 0 else \
+        side_dirs(settings, side)[0]
     _, build = side_dirs(settings, side)
     output = build.parent / 'kunit.out'
-    log(f'bench: building and booting the {side} tree ({BENCH_SUITE}), '
+    log(f'bench: {"building and " if round_no == 0 else ""}booting the '
+        f'{side} tree ({BENCH_SUITE}), round {round_no + 1}/{ROUNDS}, '
         f'output in {output}')
     with open(output, 'w') as out:
         status, console = run(settings, src, build_dir=build,
                               filter_glob=BENCH_SUITE, accel=accel,
-                              output=out)
+                              output=out,
+                              action='run' if round_no == 0 else 'exec')
     if not console.is_file():
         return None, (f'the {side} kernel did not build or boot (kunit.py '
                       f'exit {status}); see {output}')
@@ -323,19 +357,21 @@ def boot_side(settings: Settings, side: str, accel: Accel,
 
 def measure(settings: Settings, accel: Accel,
             run: Callable = run_kunit) -> HotPath:
-    """Both trees, one after the other, with the same accelerator."""
+    """Both trees, booted in turn ROUNDS times, with the same accelerator."""
     result = HotPath(accel=accel.name)
     result.problem = bench_source_missing(settings) or ''
     if result.problem:
         return result
-    samples: Dict[str, Samples] = {}
-    for side in SIDES:
-        got, problem = boot_side(settings, side, accel, run)
-        if got is None:
-            result.problem = problem
-            return result
-        samples[side] = got
-    result.comparisons = compare(samples['pristine'], samples['patched'])
+    boots: Dict[str, List[Samples]] = {side: [] for side in SIDES}
+    for round_no in range(ROUNDS):
+        for side in SIDES:
+            got, problem = boot_side(settings, side, accel, run, round_no)
+            if got is None:
+                result.problem = problem
+                return result
+            boots[side].append(got)
+    result.comparisons = compare(merge_rounds(boots['pristine']),
+                                 merge_rounds(boots['patched']))
     if not result.comparisons:
         result.problem = ("neither kernel printed a '# bench:' line; see "
                           f"{settings.tree_dir / 'bench'}/*/build/test.log")

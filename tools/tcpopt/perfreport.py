@@ -225,10 +225,15 @@ def render(report: Report) -> str:
             'same); do not edit by hand, run it again. Each developer-loop '
             'row is the wall time of the real `./run.sh` as a subprocess '
             '(`time.monotonic()`); the hot path is measured in the guest. '
-            'The ratio is patched over pristine, of the medians; the '
-            'spread is the wider relative spread (max − min over median) '
-            'of the two sides, and the verdict `ratio ≤ 1.00 within noise` '
-            'holds when the ratio is at most 1 plus that spread.\n\n'
+            'Each tree is booted several times, pristine and patched in '
+            'turn, because under TCG one boot can run 40 % faster than the '
+            'next. The ratio is patched over pristine, of the medians of '
+            'all repetitions of all boots; the spread is the wider '
+            'relative spread (max − min over median) of the two sides, '
+            'with the range of the per-round ratios (the medians of two '
+            'adjacent boots) in brackets, and the verdict `ratio ≤ 1.00 '
+            'within noise` holds when the ratio is at most 1 plus that '
+            'spread.\n\n'
             f'## Machine\n\n{machine}\n\n{body}\n')
 
 

@@ -96,6 +96,14 @@ class CompareTest(unittest.TestCase):
         self.assertAlmostEqual(syn.noise, max((38.6 - 37.9) / 38.1,
                                               (38.9 - 38.0) / 38.3))
 
+    def test_boot_rounds_pair_by_round(self) -> None:
+        merged = [hotpath.merge_rounds([golden(side), golden(side)])
+                  for side in ('pristine', 'patched')]
+        row = hotpath.compare(*merged)[0]
+        self.assertEqual(row.reps, 10)
+        self.assertEqual(len(row.rep_ratios()), 2)
+        self.assertAlmostEqual(row.rep_ratios()[0], row.ratio)
+
     def test_per_rep_ratios_pair_by_repetition(self) -> None:
         self.assertAlmostEqual(self.rows[0].rep_ratios()[0], 21.1 / 21.0)
         self.assertEqual(len(self.rows[0].rep_ratios()), 5)
@@ -296,7 +304,12 @@ class TreesTest(unittest.TestCase):
         result, calls = self.measure(LOGS)
         self.assertEqual([c['build'].parent.name for c in calls[:2]],
                          ['pristine', 'patched'])
-        self.assertEqual([c['action'] for c in calls], ['run', 'run', 'exec'])
+        # Built and booted once each, then booted in turn, then the sweep.
+        self.assertEqual([c['action'] for c in calls],
+                         ['run', 'run'] + ['exec'] * (2 * (hotpath.ROUNDS - 1))
+                         + ['exec'])
+        self.assertEqual([c['build'].parent.name for c in calls[2:4]],
+                         ['pristine', 'patched'])
         self.assertEqual({c['filter'] for c in calls}, {BENCH_SUITE})
         self.assertEqual(result.problem, '')
         self.assertEqual(len(result.comparisons), 6)
@@ -307,7 +320,7 @@ class TreesTest(unittest.TestCase):
         main_log.parent.mkdir(parents=True)
         main_log.write_text('the last run\n')
         result, calls = self.measure(LOGS)
-        self.assertEqual((calls[2]['source'], calls[2]['build']),
+        self.assertEqual((calls[-1]['source'], calls[-1]['build']),
                          (self.settings.source, self.settings.build_dir))
         self.assertTrue(result.scaling.linear)
         self.assertEqual(main_log.read_text(), 'the last run\n')
