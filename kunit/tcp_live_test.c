@@ -16,8 +16,10 @@
  * Every captured packet is printed as "# wire:" lines, which
  * `./run.sh capture` turns into a pcap file.
  *
- * Included by tcp_options_test.c: it uses that file's tables and decoder.
+ * The rows and the decoder come from the writer suite and its helpers
+ * (tcp_options_test.h).
  */
+#include <kunit/test.h>
 #include <linux/inet.h>
 #include <linux/ipv6.h>
 #include <linux/netdevice.h>
@@ -27,6 +29,8 @@
 #include <linux/rtnetlink.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
+
+#include "tcp_options_test.h"
 
 #define LIVE_PORT		8080
 /* Loopback MTU: MSS 1460 over IPv4, 1440 over IPv6. */
@@ -254,28 +258,6 @@ struct tcp_live_view {
 static atomic_t tcp_live_pkt_seq = ATOMIC_INIT(0);
 /* Capture times count from the suite's first connection, as in a pcap. */
 static ktime_t tcp_live_epoch;
-
-static const struct tcp_opt_case *tcp_live_row(const char *name)
-{
-	static const struct {
-		const struct tcp_opt_case *rows;
-		size_t n;
-	} tables[] = {
-		{ tcp_opt_syn_cases, ARRAY_SIZE(tcp_opt_syn_cases) },
-		{ tcp_opt_synack_cases, ARRAY_SIZE(tcp_opt_synack_cases) },
-		{ tcp_opt_md5_cases, ARRAY_SIZE(tcp_opt_md5_cases) },
-		{ tcp_opt_fastopen_cases, ARRAY_SIZE(tcp_opt_fastopen_cases) },
-		{ tcp_opt_established_cases,
-		  ARRAY_SIZE(tcp_opt_established_cases) },
-	};
-	size_t t, i;
-
-	for (t = 0; t < ARRAY_SIZE(tables); t++)
-		for (i = 0; i < tables[t].n; i++)
-			if (!strcmp(tables[t].rows[i].name, name))
-				return &tables[t].rows[i];
-	return NULL;
-}
 
 static bool tcp_live_view(const struct tcp_live_pkt *p,
 			  struct tcp_live_view *v)
@@ -690,7 +672,7 @@ static void tcp_live_check(struct tcp_live *live, const char *what,
 			   const struct tcp_live_values *v)
 {
 	struct kunit *test = live->test;
-	const struct tcp_opt_case *row = tcp_live_row(row_name);
+	const struct tcp_opt_case *row = tcp_opt_test_row(row_name);
 	u8 want[MAX_TCP_OPTION_SPACE], mask[MAX_TCP_OPTION_SPACE];
 	struct tcp_live_view view;
 	struct tcp_opt_seen seen;
@@ -1054,6 +1036,10 @@ static void tcp_live_test(struct kunit *test)
 	const struct tcp_live_case *c = test->param_value;
 	ktime_t start = ktime_get();
 
+	if (c->in.md5 && !IS_ENABLED(CONFIG_TCP_MD5SIG))
+		kunit_skip(test, "needs CONFIG_TCP_MD5SIG");
+	if (c->in.syncookies && !IS_ENABLED(CONFIG_SYN_COOKIES))
+		kunit_skip(test, "needs CONFIG_SYN_COOKIES");
 	tcp_live_run(test, c, AF_INET);
 	if (IS_ENABLED(CONFIG_IPV6))
 		tcp_live_run(test, c, AF_INET6);
@@ -1078,3 +1064,5 @@ static struct kunit_suite tcp_opt_live_suite = {
 	.name = "tcp_opt_live",
 	.test_cases = tcp_opt_live_test_cases,
 };
+
+kunit_test_suite(tcp_opt_live_suite);

@@ -6,7 +6,8 @@
  * patched tree and on the pristine one with the same config, and reports
  * the ratio: the refactor must not make the transmit path slower.
  *
- * With the rest of the tests (included from tcp_options_test.c) the suite
+ * Included from tcp_options_test.c under CONFIG_TCP_OPTIONS_KUNIT_BENCH,
+ * the suite
  * also times the exhaustive sweep with its MSS axis 1, 4 and 16 times as
  * wide, to show how the sweep grows.
  *
@@ -216,6 +217,4 @@ static struct kunit_suite tcp_opt_bench_suite = {
 	.test_cases = tcp_opt_bench_test_cases,
 };
 
-#ifndef TCP_OPT_WORDS	/* built alone by ./run.sh bench */
 kunit_test_suite(tcp_opt_bench_suite);
-#endif

@@ -20,9 +20,9 @@
 #include <linux/tcp.h>
 #include <net/tcp.h>
 
+#include "tcp_options_test.h"
 #include "tcp_options_test_compat.h"
 
-#define TCP_OPT_WORDS		(MAX_TCP_OPTION_SPACE / 4)
 /* Bytes after the 40-byte option space that must stay untouched. */
 #define TCP_OPT_CANARY_LEN	16
 /* Fill pattern: the writer never emits 0xa5 in the layouts tested here. */
@@ -30,7 +30,6 @@
 /* The writer leaves the 16 MD5 hash bytes for tcp_v4_md5_hash_hdr(). */
 #define MD5_HASH_UNTOUCHED	0xa5a5a5a5
 #define MD5_OPTION		0x01011312	/* nop,nop,kind 19,len 18 */
-#define TCP_OPT_KIND_AO		29		/* RFC 5925 */
 
 /*
  * TCP-AO (RFC 5925): kind 29, length 4 + MAC, then the KeyID the segment
@@ -65,65 +64,6 @@
 /* The mss_cache tcp_current_mss() starts from in established cases. */
 #define EST_MSS_CACHE		1000
 
-enum tcp_opt_pkt {
-	TCP_OPT_SYN,
-	TCP_OPT_SYNACK,
-	TCP_OPT_ESTABLISHED,
-};
-
-enum tcp_opt_fo {
-	TCP_OPT_FO_NONE,
-	TCP_OPT_FO_RFC7413,	/* kind 34 */
-	TCP_OPT_FO_EXP,		/* kind 254, magic 0xF989 */
-};
-
-struct tcp_opt_input {
-	enum tcp_opt_pkt pkt;
-	/*
-	 * SYN: the tcp_timestamps, tcp_sack and tcp_window_scaling sysctls.
-	 * SYN-ACK: tstamp_ok, sack_ok and wscale_ok of the request.
-	 * Established: tstamp_ok of the connection.
-	 */
-	bool ts, sack, ws;
-	bool md5;		/* an MD5 key is configured */
-	bool syncookie;		/* SYN-ACK of type TCP_SYNACK_COOKIE */
-	u16 mss;		/* advertised MSS (SYN, SYN-ACK) */
-	u8 wscale;		/* our receive window scale */
-	enum tcp_opt_fo fo;
-	u8 fo_len;		/* Fast Open cookie length */
-	u8 num_sacks;		/* SACK blocks queued (established) */
-	bool dsack;		/* a D-SACK block is queued (established) */
-	u8 ao_maclen;		/* TCP-AO key with this MAC length, 0: none */
-	bool active_open;	/* established: we sent the SYN (not accepted) */
-};
-
-struct tcp_opt_expect {
-	unsigned int size;	/* bytes the calculator must reserve */
-	u32 words[TCP_OPT_WORDS];
-	int mss_delta;		/* established: mss_cache - tcp_current_mss() */
-};
-
-struct tcp_opt_case {
-	const char *name;
-	struct tcp_opt_input in;
-	struct tcp_opt_expect out;
-};
-
-/* What a layout holds, decoded independently of the writer. */
-struct tcp_opt_seen {
-	u8 first_kind, second_kind;	/* first two options other than NOP */
-	int mss, wscale;		/* -1 when absent */
-	bool sackperm, ts, md5;
-	u32 tsval, tsecr;
-	int sack_off;			/* offset of SACK kind from th, or -1 */
-	int md5_off;			/* offset of MD5 hash from th, or -1 */
-	int ao_off;			/* offset of TCP-AO kind from th, or -1 */
-	int ao_maclen;
-	int sack_blocks;
-	int fo_len;			/* -1 when absent */
-	bool fo_exp;
-	u8 fo_cookie[TCP_FASTOPEN_COOKIE_MAX];
-};
 
 struct tcp_opt_env {
 	struct net *net;
@@ -1094,153 +1034,6 @@ static unsigned int tcp_opt_calc(struct tcp_opt_env *env,
 	return 0;
 }
 
-static __printf(3, 4)
-void tcp_opt_append(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t used = strlen(buf);
-	va_list args;
-
-	if (used && used < len - 1)
-		buf[used++] = ',';
-	va_start(args, fmt);
-	vscnprintf(buf + used, len - used, fmt, args);
-	va_end(args);
-}
-
-/* packetdrill prints a cookie request as a bare FO. */
-static void tcp_opt_append_cookie(char *buf, size_t len, const char *kind,
-				  const struct tcp_opt_seen *seen)
-{
-	if (seen->fo_len)
-		tcp_opt_append(buf, len, "%s %*phN", kind, seen->fo_len,
-			       seen->fo_cookie);
-	else
-		tcp_opt_append(buf, len, "%s", kind);
-}
-
-/*
- * Decode an option area into @seen and packetdrill notation, from the
- * RFC encodings alone. Returns false if the area is malformed.
- */
-static bool tcp_opt_decode(const u8 *th, unsigned int size,
-			   struct tcp_opt_seen *seen, char *text, size_t len)
-{
-	const u8 *opt = th + sizeof(struct tcphdr);
-	unsigned int off = 0, kinds = 0;
-
-	memset(seen, 0, sizeof(*seen));
-	seen->mss = -1;
-	seen->wscale = -1;
-	seen->sack_off = -1;
-	seen->md5_off = -1;
-	seen->ao_off = -1;
-	seen->fo_len = -1;
-	text[0] = '\0';
-
-	while (off < size) {
-		u8 kind = opt[off], olen;
-		const u8 *p = opt + off + 2;
-		int i;
-
-		if (kind == TCPOPT_EOL)
-			return false;
-		if (kind == TCPOPT_NOP) {
-			tcp_opt_append(text, len, "nop");
-			off++;
-			continue;
-		}
-		if (off + 2 > size)
-			return false;
-		olen = opt[off + 1];
-		if (olen < 2 || off + olen > size)
-			return false;
-		if (kinds == 0)
-			seen->first_kind = kind;
-		else if (kinds == 1)
-			seen->second_kind = kind;
-		kinds++;
-
-		switch (kind) {
-		case TCPOPT_MSS:
-			if (olen != TCPOLEN_MSS)
-				return false;
-			seen->mss = get_unaligned_be16(p);
-			tcp_opt_append(text, len, "mss %d", seen->mss);
-			break;
-		case TCPOPT_WINDOW:
-			if (olen != TCPOLEN_WINDOW)
-				return false;
-			seen->wscale = p[0];
-			tcp_opt_append(text, len, "wscale %d", seen->wscale);
-			break;
-		case TCPOPT_SACK_PERM:
-			if (olen != TCPOLEN_SACK_PERM)
-				return false;
-			seen->sackperm = true;
-			tcp_opt_append(text, len, "sackOK");
-			break;
-		case TCPOPT_TIMESTAMP:
-			if (olen != TCPOLEN_TIMESTAMP)
-				return false;
-			seen->ts = true;
-			seen->tsval = get_unaligned_be32(p);
-			seen->tsecr = get_unaligned_be32(p + 4);
-			tcp_opt_append(text, len, "TS val %u ecr %u",
-				       seen->tsval, seen->tsecr);
-			break;
-		case TCPOPT_SACK:
-			if ((olen - TCPOLEN_SACK_BASE) % TCPOLEN_SACK_PERBLOCK)
-				return false;
-			seen->sack_off = sizeof(struct tcphdr) + off;
-			seen->sack_blocks = (olen - TCPOLEN_SACK_BASE) /
-					    TCPOLEN_SACK_PERBLOCK;
-			tcp_opt_append(text, len, "sack");
-			for (i = 0; i < seen->sack_blocks; i++)
-				scnprintf(text + strlen(text),
-					  len - strlen(text), " %u:%u",
-					  get_unaligned_be32(p + 8 * i),
-					  get_unaligned_be32(p + 8 * i + 4));
-			break;
-		case TCPOPT_MD5SIG:
-			if (olen != TCPOLEN_MD5SIG)
-				return false;
-			seen->md5 = true;
-			seen->md5_off = sizeof(struct tcphdr) + off + 2;
-			tcp_opt_append(text, len, "md5");
-			break;
-		case TCP_OPT_KIND_AO:
-			if (olen < 4)
-				return false;
-			seen->ao_off = sizeof(struct tcphdr) + off;
-			seen->ao_maclen = olen - 4;
-			tcp_opt_append(text, len, "AO keyid %u rnext %u mac %u",
-				       p[0], p[1], olen - 4);
-			break;
-		case TCPOPT_FASTOPEN:
-			seen->fo_len = olen - TCPOLEN_FASTOPEN_BASE;
-			memcpy(seen->fo_cookie, p,
-			       min_t(int, seen->fo_len,
-				     TCP_FASTOPEN_COOKIE_MAX));
-			tcp_opt_append_cookie(text, len, "FO", seen);
-			break;
-		case TCPOPT_EXP:
-			if (olen < TCPOLEN_EXP_FASTOPEN_BASE ||
-			    get_unaligned_be16(p) != TCPOPT_FASTOPEN_MAGIC)
-				return false;
-			seen->fo_exp = true;
-			seen->fo_len = olen - TCPOLEN_EXP_FASTOPEN_BASE;
-			memcpy(seen->fo_cookie, p + 2,
-			       min_t(int, seen->fo_len,
-				     TCP_FASTOPEN_COOKIE_MAX));
-			tcp_opt_append_cookie(text, len, "FOEXP", seen);
-			break;
-		default:
-			return false;
-		}
-		off += olen;
-	}
-	return true;
-}
 
 /*
  * The order Linux has promised since fd6149d33297: MD5 (when present)
@@ -1858,14 +1651,33 @@ static struct kunit_case tcp_opt_established_test_cases[] = {
 	{}
 };
 
-/* The receive side: tcp_parse_options() fed hostile bytes. */
-#include "tcp_parse_options_test.c"
+/* The rows of every table the live suite compares packets with. */
+const struct tcp_opt_case *tcp_opt_test_row(const char *name)
+{
+	static const struct {
+		const struct tcp_opt_case *rows;
+		size_t n;
+	} tables[] = {
+		{ tcp_opt_syn_cases, ARRAY_SIZE(tcp_opt_syn_cases) },
+		{ tcp_opt_synack_cases, ARRAY_SIZE(tcp_opt_synack_cases) },
+		{ tcp_opt_md5_cases, ARRAY_SIZE(tcp_opt_md5_cases) },
+		{ tcp_opt_fastopen_cases, ARRAY_SIZE(tcp_opt_fastopen_cases) },
+		{ tcp_opt_established_cases,
+		  ARRAY_SIZE(tcp_opt_established_cases) },
+	};
+	size_t t, i;
 
-/* The wire: live connections in a namespace of their own. */
-#include "tcp_live_test.c"
+	for (t = 0; t < ARRAY_SIZE(tables); t++)
+		for (i = 0; i < tables[t].n; i++)
+			if (!strcmp(tables[t].rows[i].name, name))
+				return &tables[t].rows[i];
+	return NULL;
+}
 
-/* Not in the default run: ./run.sh bench. */
+#if IS_ENABLED(CONFIG_TCP_OPTIONS_KUNIT_BENCH)
+/* Slow, and off by default: the hot-path costs of the code above. */
 #include "tcp_options_bench.c"
+#endif
 
 #define TCP_OPT_SUITE(_name)						\
 	static struct kunit_suite _name##_suite = {			\
@@ -1885,6 +1697,4 @@ TCP_OPT_SUITE(tcp_opt_sweep);
 
 kunit_test_suites(&tcp_opt_syn_suite, &tcp_opt_synack_suite,
 		  &tcp_opt_md5_suite, &tcp_opt_ao_suite, &tcp_opt_fastopen_suite,
-		  &tcp_opt_established_suite, &tcp_opt_sweep_suite,
-		  &tcp_parse_suite, &tcp_opt_live_suite,
-		  &tcp_opt_bench_suite);
+		  &tcp_opt_established_suite, &tcp_opt_sweep_suite);

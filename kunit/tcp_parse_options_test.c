@@ -15,9 +15,21 @@
  * The option area always ends where its allocation ends, so that a read
  * past the header is a KASAN report in the sanitizer build.
  *
- * Included by tcp_options_test.c, which registers the suite: same
- * Kconfig, same build.
+ * It needs only the exported tcp_parse_options(), so it builds as a
+ * module too.
  */
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/skbuff.h>
+#include <linux/tcp.h>
+#include <net/tcp.h>
+#if __has_include(<linux/unaligned.h>)	/* asm/unaligned.h before 6.12 */
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
+#define TCP_PARSE_KIND_AO	29	/* RFC 5925 */
 
 #define TCP_PARSE_SYN_LEN	20	/* the valid SYN the mutations start from */
 
@@ -438,7 +450,7 @@ static void tcp_parse_ref_option(u8 kind, u8 olen, const u8 *val,
 	} else if (kind == TCPOPT_MSS || kind == TCPOPT_WINDOW ||
 		   kind == TCPOPT_SACK_PERM || kind == TCPOPT_TIMESTAMP ||
 		   (kind == TCPOPT_MD5SIG && IS_ENABLED(CONFIG_TCP_MD5SIG)) ||
-		   (kind == TCP_OPT_KIND_AO && IS_ENABLED(CONFIG_TCP_AO))) {
+		   (kind == TCP_PARSE_KIND_AO && IS_ENABLED(CONFIG_TCP_AO))) {
 		/* Known, and skipped: a wrong length, or checked elsewhere. */
 	} else {
 		r->unknown = true;
@@ -521,3 +533,8 @@ static struct kunit_suite tcp_parse_suite = {
 	.name = "tcp_opt_parse",
 	.test_cases = tcp_parse_test_cases,
 };
+
+kunit_test_suite(tcp_parse_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the TCP option parser");
+MODULE_LICENSE("GPL");

@@ -1,9 +1,9 @@
 """Every prefix of the series builds: the series stays bisectable.
 
 A scratch copy of the pristine tree gets the patches one at a time; after
-each one net/ipv4/tcp_output.o is built with the suite's .config and
-CONFIG_TCP_OPTIONS_KUNIT_TEST off, and must compile without warnings.
-(With the option on, the top of the series is what the KUnit step builds.)
+each one net/ipv4/tcp_output.o is built with the suite's .config and the
+test symbols off, then every object of net/ipv4/ with every test symbol
+that patch has added on; both must compile without warnings.
 The patches are reversed afterwards so the scratch tree rests pristine; a
 run interrupted half-way leaves a marker and the copy is made afresh.
 """
@@ -18,7 +18,7 @@ from typing import List
 from .bloat import OBJECT
 from .errors import HarnessError
 from .kernel import make, set_kconfig
-from .settings import TEST_KCONFIG, Settings
+from .settings import TEST_KCONFIG, TEST_SYMBOLS, Settings
 from .worktree import STAMP, apply_patch, copy_tree, read_series
 
 DIRTY = '.tcpopt-patching'
@@ -44,18 +44,34 @@ def scratch_tree(settings: Settings) -> Path:
     return copy_tree(settings.pristine, tree)
 
 
-def build_step(settings: Settings, tree: Path, out: Path) -> str:
-    """'' when tcp_output.o builds warning-free, else what went wrong."""
-    set_kconfig(tree, out / '.config', TEST_KCONFIG, False)
+def build_step(settings: Settings, tree: Path, out: Path,
+               tests_on: bool) -> str:
+    """'' when the step builds warning-free, else what went wrong."""
+    if tests_on:
+        for symbol in TEST_SYMBOLS:
+            set_kconfig(tree, out / '.config', symbol, True)
+    else:
+        set_kconfig(tree, out / '.config', TEST_KCONFIG, False)
     result = make(settings, tree, out, 'olddefconfig')
     if result.returncode:
         return f'make olddefconfig failed: {result.stderr.strip()[-200:]}'
-    result = make(settings, tree, out, OBJECT)
+    result = make(settings, tree, out, 'net/ipv4/' if tests_on else OBJECT)
     if result.returncode:
         return f'build failed: {result.stderr.strip()[-300:]}'
     warnings = [line for line in result.stderr.splitlines()
                 if 'warning:' in line]
     return f'build warnings: {warnings[0]}' if warnings else ''
+
+
+def build_both(settings: Settings, tree: Path) -> str:
+    """Tests off (tcp_output.o), then on (net/ipv4/), each in its own
+    build directory so that neither rebuilds the other's objects."""
+    for tests_on, name in ((False, 'build'), (True, 'build-tests')):
+        problem = build_step(settings, tree,
+                             settings.tree_dir / 'steps' / name, tests_on)
+        if problem:
+            return f'tests {"on" if tests_on else "off"}: {problem}'
+    return ''
 
 
 def check(settings: Settings) -> List[StepResult]:
@@ -64,9 +80,10 @@ def check(settings: Settings) -> List[StepResult]:
         raise HarnessError(f'{config} is missing: run the KUnit step first')
     patches = read_series(settings.patch_dir)
     tree = scratch_tree(settings)
-    out = settings.tree_dir / 'steps' / 'build'
-    out.mkdir(parents=True, exist_ok=True)
-    (out / '.config').write_bytes(config.read_bytes())
+    for name in ('build', 'build-tests'):
+        out = settings.tree_dir / 'steps' / name
+        out.mkdir(parents=True, exist_ok=True)
+        (out / '.config').write_bytes(config.read_bytes())
     what = f'{settings.package} (scratch copy)'
     (tree / DIRTY).touch()
     results = []
@@ -78,7 +95,7 @@ def check(settings: Settings) -> List[StepResult]:
             results.append(StepResult(patch, str(error)))
             break
         applied.append(patch)
-        results.append(StepResult(patch, build_step(settings, tree, out)))
+        results.append(StepResult(patch, build_both(settings, tree)))
     for patch in reversed(applied):
         subprocess.run(['patch', '-p1', '-R', '-f', '-s', '-d', str(tree),
                         '-i', str(patch)], check=True, capture_output=True)

@@ -17,3 +17,7 @@ def no_space(error: OSError) -> Optional[str]:
     where = f' writing {error.filename}' if error.filename else ''
     return (f'no space left on device{where}: free some space, or point '
             'TCPOPT_WORK_DIR at a bigger disk')
+
+
+class UsageError(HarnessError):
+    """A mistake in how run.sh was called or set up: exit 2, as kunit.py."""

@@ -26,6 +26,10 @@ DEFAULT_TREE = '6.1'
 
 # The Kconfig symbol the series adds; off in production builds.
 TEST_KCONFIG = 'TCP_OPTIONS_KUNIT_TEST'
+# Every test symbol of the series: the writer suite (TEST_KCONFIG), the
+# parser suite (a module when =m), the live suite and the benchmark.
+TEST_SYMBOLS = (TEST_KCONFIG, 'TCP_PARSE_OPTIONS_KUNIT_TEST',
+                'TCP_OPTIONS_LIVE_KUNIT_TEST', 'TCP_OPTIONS_KUNIT_BENCH')
 # Where the shared test sources go inside the kernel tree.
 OVERLAY_DIR = 'net/ipv4'
 

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the TCP option KUnit suites share: the row types of the writer
+ * tables, the independent decoder and the lookup of a row by name. The
+ * writer suite (tcp_options_test.c, included by tcp_output.c) owns the
+ * tables; the live suite (tcp_live_test.c) compares the packets the stack
+ * sends with the same rows.
+ */
+#ifndef _TCP_OPTIONS_TEST_H
+#define _TCP_OPTIONS_TEST_H
+
+#include <linux/compiler.h>
+#include <linux/types.h>
+#include <net/tcp.h>
+#if __has_include(<linux/unaligned.h>)	/* asm/unaligned.h before 6.12 */
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
+#define TCP_OPT_WORDS		(MAX_TCP_OPTION_SPACE / 4)
+#define TCP_OPT_KIND_AO		29		/* RFC 5925 */
+
+enum tcp_opt_pkt {
+	TCP_OPT_SYN,
+	TCP_OPT_SYNACK,
+	TCP_OPT_ESTABLISHED,
+};
+
+enum tcp_opt_fo {
+	TCP_OPT_FO_NONE,
+	TCP_OPT_FO_RFC7413,	/* kind 34 */
+	TCP_OPT_FO_EXP,		/* kind 254, magic 0xF989 */
+};
+
+struct tcp_opt_input {
+	enum tcp_opt_pkt pkt;
+	/*
+	 * SYN: the tcp_timestamps, tcp_sack and tcp_window_scaling sysctls.
+	 * SYN-ACK: tstamp_ok, sack_ok and wscale_ok of the request.
+	 * Established: tstamp_ok of the connection.
+	 */
+	bool ts, sack, ws;
+	bool md5;		/* an MD5 key is configured */
+	bool syncookie;		/* SYN-ACK of type TCP_SYNACK_COOKIE */
+	u16 mss;		/* advertised MSS (SYN, SYN-ACK) */
+	u8 wscale;		/* our receive window scale */
+	enum tcp_opt_fo fo;
+	u8 fo_len;		/* Fast Open cookie length */
+	u8 num_sacks;		/* SACK blocks queued (established) */
+	bool dsack;		/* a D-SACK block is queued (established) */
+	u8 ao_maclen;		/* TCP-AO key with this MAC length, 0: none */
+	bool active_open;	/* established: we sent the SYN (not accepted) */
+};
+
+struct tcp_opt_expect {
+	unsigned int size;	/* bytes the calculator must reserve */
+	u32 words[TCP_OPT_WORDS];
+	int mss_delta;		/* established: mss_cache - tcp_current_mss() */
+};
+
+struct tcp_opt_case {
+	const char *name;
+	struct tcp_opt_input in;
+	struct tcp_opt_expect out;
+};
+
+/* What a layout holds, decoded independently of the writer. */
+struct tcp_opt_seen {
+	u8 first_kind, second_kind;	/* first two options other than NOP */
+	int mss, wscale;		/* -1 when absent */
+	bool sackperm, ts, md5;
+	u32 tsval, tsecr;
+	int sack_off;			/* offset of SACK kind from th, or -1 */
+	int md5_off;			/* offset of MD5 hash from th, or -1 */
+	int ao_off;			/* offset of TCP-AO kind from th, or -1 */
+	int ao_maclen;
+	int sack_blocks;
+	int fo_len;			/* -1 when absent */
+	bool fo_exp;
+	u8 fo_cookie[TCP_FASTOPEN_COOKIE_MAX];
+};
+
+const struct tcp_opt_case *tcp_opt_test_row(const char *name);
+
+__printf(3, 4)
+void tcp_opt_append(char *buf, size_t len, const char *fmt, ...);
+bool tcp_opt_decode(const u8 *th, unsigned int size,
+		    struct tcp_opt_seen *seen, char *text, size_t len);
+
+#endif /* _TCP_OPTIONS_TEST_H */

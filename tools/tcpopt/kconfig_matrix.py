@@ -1,0 +1,105 @@
+"""The Kconfig matrix: each test symbol without each of its dependencies.
+
+Starting from the KUnit step's .config with every test symbol on, one
+dependency at a time is turned off and `make olddefconfig` run. For each
+test symbol the result must be one of:
+
+- dropped: olddefconfig turned the symbol off, its `depends on` said so;
+- kept: the symbol stays, and `make net/ipv4/ net/ipv6/` builds without a
+  warning (the cases that need the missing option skip at run time).
+
+Object builds only, in <work>/<tree>/kconfig/, one build directory for the
+whole matrix so that ccache serves what a row does not change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List
+
+from .errors import HarnessError
+from .kernel import make, set_kconfig
+from .settings import TEST_SYMBOLS, TREE_KCONFIG, Settings
+
+
+@dataclass
+class Row:
+    dependency: str
+    symbol: str
+    kept: bool
+    problem: str = ''
+
+    @property
+    def ok(self) -> bool:
+        return not self.problem
+
+    def line(self, tree: str) -> str:
+        what = 'kept, net/ipv4/ and net/ipv6/ build' if self.kept \
+            else 'dropped by olddefconfig'
+        verdict = 'PASS' if self.ok else 'FAIL'
+        return (f'{verdict} {tree} {self.dependency}=n {self.symbol}: '
+                f'{self.problem or what}')
+
+
+def dependencies(settings: Settings) -> List[str]:
+    """What the suites use: the .kunitconfig's options and the tree's."""
+    deps = ['NETFILTER', 'NET_NS', 'TCP_MD5SIG', 'SYN_COOKIES', 'IPV6']
+    extra = [line.split('=')[0][len('CONFIG_'):]
+             for line in TREE_KCONFIG.get(settings.tree, [])]
+    return deps + extra
+
+
+def enabled(config: Path) -> set:
+    return {line.split('=')[0][len('CONFIG_'):]
+            for line in config.read_text().splitlines()
+            if line.startswith('CONFIG_') and line.endswith(('=y', '=m'))}
+
+
+def build(settings: Settings, out: Path, ipv6: bool) -> str:
+    """'' when net/ipv4/ (and net/ipv6/) build warning-free."""
+    targets = ['net/ipv4/'] + (['net/ipv6/'] if ipv6 else [])
+    result = make(settings, settings.source, out, *targets)
+    if result.returncode:
+        return f'build failed: {result.stderr.strip()[-300:]}'
+    warnings = [line for line in result.stderr.splitlines()
+                if 'warning:' in line]
+    return f'build warning: {warnings[0]}' if warnings else ''
+
+
+def row_config(settings: Settings, out: Path, base: bytes,
+               dependency: str) -> set:
+    """The test symbols olddefconfig keeps with @dependency off."""
+    config = out / '.config'
+    config.write_bytes(base)
+    for symbol in TEST_SYMBOLS:
+        set_kconfig(settings.source, config, symbol, True)
+    set_kconfig(settings.source, config, dependency, False)
+    result = make(settings, settings.source, out, 'olddefconfig')
+    if result.returncode:
+        raise HarnessError(f'make olddefconfig failed in {out}: '
+                           f'{result.stderr.strip()[-300:]}')
+    have = enabled(config)
+    if dependency in have:
+        raise HarnessError(f'{dependency} is still on after olddefconfig in '
+                           f'{out}: something selects it')
+    return have
+
+
+def check(settings: Settings) -> List[Row]:
+    base_config = settings.build_dir / '.config'
+    if not base_config.is_file():
+        raise HarnessError(f'{base_config} is missing: run the KUnit step '
+                           'first')
+    base = base_config.read_bytes()
+    out = settings.tree_dir / 'kconfig'
+    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for dependency in dependencies(settings):
+        have = row_config(settings, out, base, dependency)
+        kept = [s for s in TEST_SYMBOLS if s in have]
+        problem = build(settings, out, 'IPV6' in have) if kept else ''
+        rows += [Row(dependency, symbol, symbol in kept,
+                     problem if symbol in kept else '')
+                 for symbol in TEST_SYMBOLS]
+    return rows

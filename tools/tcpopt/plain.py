@@ -1,0 +1,116 @@
+"""The series on its own: export, checkpatch, `git am`, plain kunit.py.
+
+What a netdev reviewer does with the posted series, with nothing from this
+repository copied into the tree:
+
+1. `./run.sh series --export` with a throwaway identity, into
+   <work>/<tree>/export/;
+2. `scripts/checkpatch.pl --strict` on every exported patch, which must
+   carry a "tcp: " subject and the signer's Signed-off-by;
+3. `git am` of the patches (not the cover letter) onto the pristine
+   commit of <work>/<tree>/git/;
+4. `./tools/testing/kunit/kunit.py run --arch=x86_64 --kunitconfig=net/ipv4`
+   in that tree, whose every expected case must pass.
+
+The tree's own .kunit/ build directory stays between runs, so a warm run
+rebuilds only what the patches touch.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import List
+
+from . import checkpatch, ktap, series
+from .errors import HarnessError
+from .expected import expected_cases
+from .report import Verdict, judge
+from .settings import Settings
+from .worktree import remove_tree
+
+THROWAWAY = series.Identity('Throwaway Export', 'throwaway@example.invalid')
+PLAIN_COMMAND = ['./tools/testing/kunit/kunit.py', 'run', '--arch=x86_64',
+                 '--kunitconfig=net/ipv4']
+# A cold build of the tree plus one boot; kunit.py has its own --timeout
+# for the boot, this bounds everything.
+PLAIN_TIMEOUT = 3600
+
+
+@dataclass
+class ExportResult:
+    patches: List[Path]
+    checks: List[checkpatch.CheckResult] = field(default_factory=list)
+    recipients: List[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(check.ok for check in self.checks)
+
+
+def export_dir(settings: Settings) -> Path:
+    return settings.tree_dir / 'export'
+
+
+def export_and_check(settings: Settings, dest: Path,
+                     who: series.Identity) -> ExportResult:
+    """Export the series as @who into @dest, then checkpatch each patch
+    and ask get_maintainer.pl who should receive it."""
+    patches = series.export(settings, dest, who)
+    repo = series.ensure_git_base(settings)
+    result = ExportResult(patches)
+    for patch in patches[1:]:                   # not the cover letter
+        check = checkpatch.run(repo, patch, as_file=False)
+        check.problems[:0] = checkpatch.series_conventions(patch)
+        result.checks.append(check)
+    result.recipients = series.get_maintainer(repo, patches[1:])
+    return result
+
+
+def ci_export(settings: Settings) -> ExportResult:
+    """The test command's export: a throwaway identity, a fresh dir."""
+    dest = export_dir(settings)
+    remove_tree(dest)
+    return export_and_check(settings, dest, THROWAWAY)
+
+
+def git_am(settings: Settings, patches: List[Path]) -> Path:
+    """The pristine tree with the exported patches applied by git am."""
+    repo = series.ensure_git_base(settings)
+    series.reset_to_base(repo)
+    series.git(repo, 'am', '-q', *map(str, patches),
+               env=THROWAWAY.git_env(),
+               what=f'git am of the export onto {settings.package}')
+    return repo
+
+
+def run_plain_kunit(settings: Settings, repo: Path) -> tuple[int, Path]:
+    """kunit.py exactly as the README gives it; its output in a log."""
+    out = settings.tree_dir / 'plain-kunit.log'
+    with open(out, 'w') as log:
+        try:
+            proc = subprocess.run(PLAIN_COMMAND, cwd=repo, stdout=log,
+                                  stderr=subprocess.STDOUT, check=False,
+                                  timeout=PLAIN_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            raise HarnessError(f'plain kunit.py ran past {PLAIN_TIMEOUT} s; '
+                               f'see {out}') from None
+    return proc.returncode, out
+
+
+def plain_verdict(settings: Settings, repo: Path) -> Verdict:
+    """Every expected case in kunit.py's own test.log."""
+    log = repo / '.kunit' / 'test.log'
+    expected = expected_cases(settings.kunit_dir)
+    if not log.is_file():
+        return Verdict(missing=expected, crashed=True)
+    with open(log, errors='replace') as lines:
+        return judge(ktap.parse(lines), expected)
+
+
+def closing_lines(log: Path, count: int = 3) -> List[str]:
+    """kunit.py's summary: its last lines."""
+    lines = [line.rstrip() for line in log.read_text(errors='replace')
+             .splitlines() if line.strip()]
+    return lines[-count:]
