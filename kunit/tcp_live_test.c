@@ -35,8 +35,7 @@
 #define LIVE_PORT		8080
 /* Loopback MTU: MSS 1460 over IPv4, 1440 over IPv6. */
 #define LIVE_MTU		1500
-/*
- * tcp_rmem[2] of the namespace. RFC 7323 section 2.3: announcing 6 MiB
+/* tcp_rmem[2] of the namespace. RFC 7323 section 2.3: announcing 6 MiB
  * in the 16-bit window field takes a shift of 7 (6 MiB >> 7 = 49152).
  */
 #define LIVE_RMEM		(6 << 20)
@@ -124,8 +123,7 @@ static const struct tcp_live_case tcp_live_cases[] = {
 			 .ack = "est_ts_0_sacks", .est_bytes = 12 },
 	},
 	{
-		/*
-		 * The default layout, and the one 2.6.27 broke: MSS must come
+		/* The default layout, and the one 2.6.27 broke: MSS must come
 		 * before SACK_PERM and TS on the SYN the stack really sends.
 		 */
 		.name = "live_ts_sack_ws",
@@ -135,8 +133,7 @@ static const struct tcp_live_case tcp_live_cases[] = {
 			 .est_bytes = 12 },
 	},
 	{
-		/*
-		 * Four holes: with TS only three SACK blocks fit (RFC 2018
+		/* Four holes: with TS only three SACK blocks fit (RFC 2018
 		 * section 3), without TS all four, newest first.
 		 * The listener's TCP_MAXSEG 536 keeps the segments small.
 		 */
@@ -163,8 +160,7 @@ static const struct tcp_live_case tcp_live_cases[] = {
 			 .est_bytes = 0 },
 	},
 	{
-		/*
-		 * MD5 on both ends: the SYN drops TS, so the connection has
+		/* MD5 on both ends: the SYN drops TS, so the connection has
 		 * none, and after the 20-byte MD5 option two SACK blocks fit.
 		 * A single block has no MD5 row of its own: not compared.
 		 */
@@ -187,8 +183,7 @@ static const struct tcp_live_case tcp_live_cases[] = {
 			 .est_bytes = 12 },
 	},
 	{
-		/*
-		 * Without TS a cookie has nowhere to keep SACK_PERM and the
+		/* Without TS a cookie has nowhere to keep SACK_PERM and the
 		 * window scale (tcp_conn_request() clears them): MSS alone.
 		 */
 		.name = "live_syncookie_nots",
@@ -198,8 +193,7 @@ static const struct tcp_live_case tcp_live_cases[] = {
 			 .est_bytes = 0 },
 	},
 	{
-		/*
-		 * RFC 7413: the first SYN asks for a cookie, the SYN-ACK
+		/* RFC 7413: the first SYN asks for a cookie, the SYN-ACK
 		 * carries one, the next SYN sends it back with data and its
 		 * SYN-ACK carries none.
 		 */
@@ -341,8 +335,7 @@ out:
 	return NET_RX_SUCCESS;
 }
 
-/*
- * The receive-side drop: the first transmission of data segments 0, 2, 4
+/* The receive-side drop: the first transmission of data segments 0, 2, 4
  * and 6 from the client, so the listener sees four holes. Retransmissions
  * pass, so the transfer completes.
  */
@@ -561,8 +554,7 @@ static int tcp_live_recv(struct socket *sock, void *buf, size_t len)
 	return ret == len ? 0 : ret < 0 ? ret : -EIO;
 }
 
-/*
- * Connect, accept, and send @len bytes from the client. With Fast Open
+/* Connect, accept, and send @len bytes from the client. With Fast Open
  * the client defers its SYN to the first send, which then carries the
  * cookie the metrics cache holds, if any.
  */
@@ -609,8 +601,7 @@ static int tcp_live_expected_mss(int dev_mss, int peer, int own)
 	return own ? min(mss, own) : mss;
 }
 
-/*
- * Expected bytes and the mask of bytes compared by presence only, from a
+/* Expected bytes and the mask of bytes compared by presence only, from a
  * unit row's hand-written words with this connection's values put in.
  */
 struct tcp_live_values {
@@ -812,8 +803,7 @@ static void tcp_live_check_handshake(struct tcp_live *live)
 	}
 }
 
-/*
- * tcp_current_mss() on both live ends: the smaller MSS the two sides
+/* tcp_current_mss() on both live ends: the smaller MSS the two sides
  * allow, less the options every established segment carries.
  */
 static void tcp_live_check_mss(struct tcp_live *live)
@@ -838,8 +828,7 @@ static void tcp_live_check_mss(struct tcp_live *live)
 			    c->in.listen_maxseg, c->out.est_bytes);
 }
 
-/*
- * The k-th SACK ACK (from 1) reports the segments 2k-1, ..., 3, 1 that
+/* The k-th SACK ACK (from 1) reports the segments 2k-1, ..., 3, 1 that
  * arrived beyond the holes, newest first (RFC 2018 section 4), as many
  * as the row has room for.
  */
@@ -925,8 +914,7 @@ static int tcp_live_holes(struct tcp_live *live, u32 *seg)
 	u8 *buf;
 	int err;
 
-	/*
-	 * One segment per skb, so that the hook can drop single ones: the
+	/* One segment per skb, so that the hook can drop single ones: the
 	 * size goal of tcp_sendmsg() and the split in tcp_write_xmit() both
 	 * stop at sk_gso_max_segs.
 	 */
@@ -947,8 +935,7 @@ static int tcp_live_holes(struct tcp_live *live, u32 *seg)
 	buf = kunit_kzalloc(live->test, len, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	/*
-	 * One sendmsg() holds the socket lock while all eight segments go
+	/* One sendmsg() holds the socket lock while all eight segments go
 	 * out, so the listener's ACKs wait in the backlog: no retransmission
 	 * can fill a hole before the fourth SACK ACK is sent.
 	 */

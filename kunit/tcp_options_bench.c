@@ -137,8 +137,7 @@ static void tcp_bench_report(struct kunit *test, enum tcp_bench_layout layout,
 		  ps % 1000, rep);
 }
 
-/*
- * Repetitions go round all layouts, so that a slow spell of the host
+/* Repetitions go round all layouts, so that a slow spell of the host
  * hits every layout alike rather than one of them.
  */
 static void tcp_bench_hotpath_test(struct kunit *test)

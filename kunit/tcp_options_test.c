@@ -31,8 +31,7 @@
 #define MD5_HASH_UNTOUCHED	0xa5a5a5a5
 #define MD5_OPTION		0x01011312	/* nop,nop,kind 19,len 18 */
 
-/*
- * TCP-AO (RFC 5925): kind 29, length 4 + MAC, then the KeyID the segment
+/* TCP-AO (RFC 5925): kind 29, length 4 + MAC, then the KeyID the segment
  * is signed with and the RNextKeyID the sender wants next. A socket's
  * keys, and a request's, carry different IDs so that a swap shows.
  */
@@ -63,7 +62,6 @@
 
 /* The mss_cache tcp_current_mss() starts from in established cases. */
 #define EST_MSS_CACHE		1000
-
 
 struct tcp_opt_env {
 	struct net *net;
@@ -99,8 +97,7 @@ static const struct tcp_sock_af_ops tcp_opt_test_af_ops = {
 #endif
 
 static const struct tcp_opt_case tcp_opt_syn_cases[] = {
-	/*
-	 * All eight combinations of the timestamps, SACK and window scaling
+	/* All eight combinations of the timestamps, SACK and window scaling
 	 * sysctls, for two MSS and window scale values.
 	 */
 	{
@@ -226,8 +223,7 @@ static const struct tcp_opt_case tcp_opt_syn_cases[] = {
 						0x0103030e } },
 	},
 	{
-		/*
-		 * Regression: 2.6.27's option clean-up, commit 33ad798c924b
+		/* Regression: 2.6.27's option clean-up, commit 33ad798c924b
 		 * ("tcp: options clean up"), wrote SACK_PERM and TS before
 		 * MSS. Home routers dropped such SYNs; commit fd6149d33297
 		 * ("tcp: Restore ordering of TCP options for the sake of
@@ -312,8 +308,7 @@ static const struct tcp_opt_case tcp_opt_synack_cases[] = {
 
 static const struct tcp_opt_case tcp_opt_md5_cases[] = {
 	{
-		/*
-		 * RFC 2385 leaves no room for TS plus SACK blocks, so Linux
+		/* RFC 2385 leaves no room for TS plus SACK blocks, so Linux
 		 * never offers TS on a SYN that carries MD5.
 		 * <nop,nop,md5,mss 1460,nop,nop,sackOK,nop,wscale 7>
 		 */
@@ -336,8 +331,7 @@ static const struct tcp_opt_case tcp_opt_md5_cases[] = {
 			0x020405b4 } },
 	},
 	{
-		/*
-		 * With MD5 and SACK the SYN-ACK drops TS (the comment in
+		/* With MD5 and SACK the SYN-ACK drops TS (the comment in
 		 * tcp_synack_options(): SACK blocks would not fit later).
 		 * <nop,nop,md5,mss 1440,nop,nop,sackOK,nop,wscale 9>
 		 */
@@ -361,8 +355,7 @@ static const struct tcp_opt_case tcp_opt_md5_cases[] = {
 			0x01030309 } },
 	},
 	{
-		/*
-		 * A syncookie SYN-ACK encodes the options in the cookie, so
+		/* A syncookie SYN-ACK encodes the options in the cookie, so
 		 * it keeps TS even with MD5 and SACK.
 		 * <nop,nop,md5,mss 1440,sackOK,TS val 2 ecr 1,nop,wscale 9>
 		 */
@@ -377,8 +370,7 @@ static const struct tcp_opt_case tcp_opt_md5_cases[] = {
 	},
 };
 
-/*
- * TCP-AO (RFC 5925, Linux 6.7+): kind 29 with the KeyID and RNextKeyID,
+/* TCP-AO (RFC 5925, Linux 6.7+): kind 29 with the KeyID and RNextKeyID,
  * then the MAC, padded with NOPs to 32 bits when its length is not a
  * multiple of 4 (the writer leaves the MAC itself to tcp_ao_hash_hdr()).
  * Unlike MD5, AO keeps TS on a SYN; a SYN-ACK drops TS when SACK is on.
@@ -451,8 +443,7 @@ static const struct tcp_opt_case tcp_opt_ao_cases[] = {
 			0x1d080709, AO_MAC_UNTOUCHED } },
 	},
 	{
-		/*
-		 * 8 (AO) + 12 (TS) leave 20 bytes: (20 - 4) / 8 = 2 blocks
+		/* 8 (AO) + 12 (TS) leave 20 bytes: (20 - 4) / 8 = 2 blocks
 		 * of the 3 queued. 20 is not a multiple of 8, so dividing
 		 * the wrong quantity shows.
 		 */
@@ -485,8 +476,7 @@ static const struct tcp_opt_case tcp_opt_ao_cases[] = {
 			EST_TSVAL, EST_TSECR } },
 	},
 	{
-		/*
-		 * MD5 and AO are exclusive: with both configured on the
+		/* MD5 and AO are exclusive: with both configured on the
 		 * socket, tcp_get_current_key() picks AO and no MD5 option
 		 * is written.
 		 */
@@ -499,8 +489,7 @@ static const struct tcp_opt_case tcp_opt_ao_cases[] = {
 			EST_TSECR } },
 	},
 	{
-		/*
-		 * tcp_rcv_synsent_state_process() sets tcp_header_len to TS
+		/* tcp_rcv_synsent_state_process() sets tcp_header_len to TS
 		 * only, dropping the 16 bytes tcp_ao_connect_init() added:
 		 * the client pays the whole AO option in tcp_current_mss().
 		 */
@@ -514,8 +503,7 @@ static const struct tcp_opt_case tcp_opt_ao_cases[] = {
 	},
 };
 
-/*
- * Fast Open cookies (RFC 7413 kind 34, RFC 6994 kind 254 + 0xF989) after
+/* Fast Open cookies (RFC 7413 kind 34, RFC 6994 kind 254 + 0xF989) after
  * the full 20-byte SYN <mss 1460,sackOK,TS val 1 ecr 0,nop,wscale 7>,
  * cookie bytes c0 c1 c2 ..., NOP padding up to the next 4-byte boundary.
  */
@@ -601,8 +589,7 @@ static const struct tcp_opt_case tcp_opt_fastopen_cases[] = {
 			0xc8c9cacb, 0xcccdcecf } },
 	},
 	{
-		/*
-		 * MD5 leaves 8 bytes after mss, sackOK and wscale: a 12-byte
+		/* MD5 leaves 8 bytes after mss, sackOK and wscale: a 12-byte
 		 * cookie option does not fit and is dropped, not truncated.
 		 * <nop,nop,md5,mss 1460,nop,nop,sackOK,nop,wscale 7>
 		 */
@@ -659,8 +646,7 @@ static const struct tcp_opt_case tcp_opt_fastopen_cases[] = {
 	},
 };
 
-/*
- * Established segments: SACK blocks after TS, truncated to what is left of
+/* Established segments: SACK blocks after TS, truncated to what is left of
  * the 40 bytes (RFC 2018 section 3: at most 3 blocks next to TS, 4 alone).
  * mss_delta is what tcp_current_mss() takes off mss_cache, which was sized
  * for tcp_header_len: TS and, on an accepted socket, MD5 before 6.7
@@ -786,8 +772,7 @@ static const struct tcp_opt_case tcp_opt_established_cases[] = {
 			0x0101080a, EST_TSVAL, EST_TSECR } },
 	},
 	{
-		/*
-		 * Regression guard for commit 9424e2e7ad93 ("tcp: md5: fix
+		/* Regression guard for commit 9424e2e7ad93 ("tcp: md5: fix
 		 * potential overestimation of TCP option space"): MD5 + TS
 		 * leave 8 bytes, less than one SACK block needs, so no SACK
 		 * option at all rather than a header past 40 bytes.
@@ -801,8 +786,7 @@ static const struct tcp_opt_case tcp_opt_established_cases[] = {
 			0x0101080a, EST_TSVAL, EST_TSECR } },
 	},
 	{
-		/*
-		 * The client side of the same connection: its tcp_header_len
+		/* The client side of the same connection: its tcp_header_len
 		 * is reset to TS only at the SYN-ACK, so MD5 costs all of
 		 * its 20 bytes of MSS there, on 6.1 as well.
 		 */
@@ -895,8 +879,7 @@ static bool tcp_opt_setup_md5(struct kunit *test, struct tcp_opt_env *env)
 #endif
 }
 
-/*
- * A socket with one TCP-AO key in use and an RNext key, as the AO
+/* A socket with one TCP-AO key in use and an RNext key, as the AO
  * setsockopt()s leave it; the request sock gets its own KeyIDs.
  */
 static bool tcp_opt_setup_ao(struct kunit *test, struct tcp_opt_env *env,
@@ -1034,9 +1017,7 @@ static unsigned int tcp_opt_calc(struct tcp_opt_env *env,
 	return 0;
 }
 
-
-/*
- * The order Linux has promised since fd6149d33297: MD5 (when present)
+/* The order Linux has promised since fd6149d33297: MD5 (when present)
  * first, then MSS; SACK_PERM is never the first option.
  */
 static void tcp_opt_check_order(struct kunit *test, const char *name,
@@ -1178,8 +1159,7 @@ static void tcp_opt_format_input(char *buf, size_t len,
 			  " ao_maclen=%u", in->ao_maclen);
 }
 
-/*
- * Run the calculator, then the writer into a kmalloc'd header of exactly
+/* Run the calculator, then the writer into a kmalloc'd header of exactly
  * 20 + size bytes followed by a poisoned canary: a write into the canary
  * shows in any build, one past it is a KASAN report in the sanitizer
  * build. The bytes then go to env->buf, where the checks read them, and
@@ -1221,8 +1201,7 @@ static unsigned int tcp_opt_child_key_len(struct tcp_opt_env *env,
 	return in->md5 ? TCP_OPT_HDRLEN_MD5 : 0;
 }
 
-/*
- * mss_cache - tcp_current_mss(), with tcp_header_len as the stack leaves
+/* mss_cache - tcp_current_mss(), with tcp_header_len as the stack leaves
  * it on an established socket: TS if negotiated and, on an accepted
  * socket, the key's option as tcp_create_openreq_child() counts it.
  */
@@ -1241,8 +1220,7 @@ static int tcp_opt_mss_delta(struct tcp_opt_env *env,
 	return EST_MSS_CACHE - (int)tcp_current_mss(sk);
 }
 
-/*
- * The invariants every layout must hold, whatever its inputs: nothing
+/* The invariants every layout must hold, whatever its inputs: nothing
  * written past the reserved size, 32-bit aligned, at most 40 bytes, well
  * formed, MD5 then MSS first, SACK_PERM never first, and read back by
  * tcp_parse_options() as @want. Returns false if the bytes are unusable.
@@ -1415,8 +1393,7 @@ static void tcp_opt_dsack_sent_once_test(struct kunit *test)
 	tcp_opt_check_case(test, &second);
 }
 
-/*
- * Exhaustive sweep over the inputs the calculators read. Each group
+/* Exhaustive sweep over the inputs the calculators read. Each group
  * fixes the packet kind, MD5, syncookie and the Fast Open option kind and
  * loops over the rest. TCP-AO groups loop over MAC lengths instead of
  * MSS and wscale values, which the AO rules do not read; they are skipped
@@ -1472,8 +1449,7 @@ static const u8 tcp_opt_sweep_wscale[] = { 0, 1, 7, 14 };
 static const u8 tcp_opt_sweep_fo_len[] = { 0, 4, 6, 8, 10, 12, 14, 16 };
 /* 4 + MAC: aligned (4, 12, 16), NOP-padded by 2 (6, 10) and 0 (16). */
 static const u8 tcp_opt_sweep_ao_maclen[] = { 4, 6, 10, 12, 16 };
-/*
- * The benchmark (tcp_options_bench.c) widens the MSS axis by this factor,
+/* The benchmark (tcp_options_bench.c) widens the MSS axis by this factor,
  * with MSS values next to the listed ones, and leaves the records out.
  */
 static unsigned int tcp_opt_sweep_scale = 1;

@@ -12,11 +12,6 @@
 #include <linux/compiler.h>
 #include <linux/types.h>
 #include <net/tcp.h>
-#if __has_include(<linux/unaligned.h>)	/* asm/unaligned.h before 6.12 */
-#include <linux/unaligned.h>
-#else
-#include <asm/unaligned.h>
-#endif
 
 #define TCP_OPT_WORDS		(MAX_TCP_OPTION_SPACE / 4)
 #define TCP_OPT_KIND_AO		29		/* RFC 5925 */
@@ -35,8 +30,7 @@ enum tcp_opt_fo {
 
 struct tcp_opt_input {
 	enum tcp_opt_pkt pkt;
-	/*
-	 * SYN: the tcp_timestamps, tcp_sack and tcp_window_scaling sysctls.
+	/* SYN: the tcp_timestamps, tcp_sack and tcp_window_scaling sysctls.
 	 * SYN-ACK: tstamp_ok, sack_ok and wscale_ok of the request.
 	 * Established: tstamp_ok of the connection.
 	 */

@@ -11,8 +11,7 @@
 #include <kunit/test.h>
 #include <linux/string.h>
 
-/*
- * Compare @len option bytes. KUNIT_EXPECT_MEMEQ() appeared in 6.2; older
+/* Compare @len option bytes. KUNIT_EXPECT_MEMEQ() appeared in 6.2; older
  * trees get a memcmp() that prints both buffers the same way.
  */
 #ifdef KUNIT_EXPECT_MEMEQ_MSG
@@ -30,8 +29,7 @@ static void tcp_opt_expect_bytes(struct kunit *test, const u8 *got,
 }
 #endif
 
-/*
- * Before 6.4 a skipped parameterized case printed a plain "ok" with no
+/* Before 6.4 a skipped parameterized case printed a plain "ok" with no
  * "# SKIP" directive; say it in a diagnostic line the host reads too.
  */
 static void tcp_opt_skip(struct kunit *test, const char *reason)
@@ -41,8 +39,7 @@ static void tcp_opt_skip(struct kunit *test, const char *reason)
 	kunit_skip(test, "%s", reason);
 }
 
-/*
- * 6.7 (TCP-AO) moved the MD5 lookup out of the calculators: they take a
+/* 6.7 (TCP-AO) moved the MD5 lookup out of the calculators: they take a
  * struct tcp_key the caller fills with tcp_get_current_key(), and the
  * writer takes it too. struct tcp_opt_key holds whichever the tree has.
  * <net/tcp_ao.h> came with struct tcp_key and always defines
@@ -183,8 +180,7 @@ static void tcp_opt_key_set_ao(struct tcp_opt_key *k, struct tcp_ao_key *ao)
 }
 #endif
 
-/*
- * tcp_current_mss() subtracts what a segment's options add beyond
+/* tcp_current_mss() subtracts what a segment's options add beyond
  * tcp_header_len. On 6.1 an accepted socket counts an MD5 option there
  * (tcp_create_openreq_child()); since 6.7 it counts TCP-AO instead, and
  * MD5 costs its 20 bytes of MSS in every segment.

@@ -34,8 +34,7 @@ static void tcp_opt_append_cookie(char *buf, size_t len, const char *kind,
 		tcp_opt_append(buf, len, "%s", kind);
 }
 
-/*
- * Decode an option area into @seen and packetdrill notation, from the
+/* Decode an option area into @seen and packetdrill notation, from the
  * RFC encodings alone. Returns false if the area is malformed.
  */
 bool tcp_opt_decode(const u8 *th, unsigned int size,

@@ -23,11 +23,6 @@
 #include <linux/skbuff.h>
 #include <linux/tcp.h>
 #include <net/tcp.h>
-#if __has_include(<linux/unaligned.h>)	/* asm/unaligned.h before 6.12 */
-#include <linux/unaligned.h>
-#else
-#include <asm/unaligned.h>
-#endif
 
 #define TCP_PARSE_KIND_AO	29	/* RFC 5925 */
 
@@ -66,8 +61,7 @@ static const struct tcp_parse_case tcp_parse_cases[] = {
 			  .ws = 1, .wscale = 7 },
 	},
 	{
-		/*
-		 * <mss len 0,nop,nop,TS val 1 ecr 0,nop,nop>: RFC 9293 3.2,
+		/* <mss len 0,nop,nop,TS val 1 ecr 0,nop,nop>: RFC 9293 3.2,
 		 * a length covers kind and length, so below 2 it is garbage.
 		 */
 		.name = "len_0_stops_parsing",
@@ -81,8 +75,7 @@ static const struct tcp_parse_case tcp_parse_cases[] = {
 				     1, 1 },
 	},
 	{
-		/*
-		 * <TS val 1 ecr 0,nop,nop,mss len 8>: "don't parse partial
+		/* <TS val 1 ecr 0,nop,nop,mss len 8>: "don't parse partial
 		 * options"; the TS before it stands.
 		 */
 		.name = "len_past_header_stops_parsing",
@@ -91,8 +84,7 @@ static const struct tcp_parse_case tcp_parse_cases[] = {
 		.want = { .ts = 1, .tsval = 1 },
 	},
 	{
-		/*
-		 * <wscale 7,nop,nop,nop,nop,mss kind only>: no length byte
+		/* <wscale 7,nop,nop,nop,nop,mss kind only>: no length byte
 		 * left to read, the "length < 2" check. Without it the parser
 		 * reads one byte past the header: a KASAN report in the
 		 * sanitizer build, nothing visible in the others.
@@ -112,8 +104,7 @@ static const struct tcp_parse_case tcp_parse_cases[] = {
 		.len = 40, .opts = { [0 ... 39] = TCPOPT_NOP },
 	},
 	{
-		/*
-		 * <wscale 7,eol> then an MSS, TS and SACK_PERM: RFC 9293 3.2,
+		/* <wscale 7,eol> then an MSS, TS and SACK_PERM: RFC 9293 3.2,
 		 * EOL ends the list, whatever follows.
 		 */
 		.name = "eol_then_garbage",
@@ -136,8 +127,7 @@ static const struct tcp_parse_case tcp_parse_cases[] = {
 				     0, 0, 0, 0 },
 	},
 	{
-		/*
-		 * <nop,nop,TS val 3 ecr 2,nop,sack len 11>: RFC 2018 3, a
+		/* <nop,nop,TS val 3 ecr 2,nop,sack len 11>: RFC 2018 3, a
 		 * SACK option is 2 + 8n bytes.
 		 */
 		.name = "sack_len_11_skipped",
@@ -190,8 +180,7 @@ static const struct tcp_parse_case tcp_parse_cases[] = {
 		.len = 4, .opts = { 2, 4, 0, 0 },
 	},
 	{
-		/*
-		 * <FO len 7,nop>: RFC 7413 4.1.1, the cookie is an even
+		/* <FO len 7,nop>: RFC 7413 4.1.1, the cookie is an even
 		 * number of bytes; an odd one is not read at all.
 		 */
 		.name = "fastopen_odd_length_ignored",
@@ -253,8 +242,7 @@ static const struct tcp_parse_case tcp_parse_cases[] = {
 		.want = { .mss = 1460, .unknown = 1 },
 	},
 	{
-		/*
-		 * <mss 1460,nop,wscale 7,nop,nop,sackOK> on an established
+		/* <mss 1460,nop,wscale 7,nop,nop,sackOK> on an established
 		 * segment: these mean nothing after the handshake.
 		 */
 		.name = "syn_options_on_established_ignored",
@@ -270,8 +258,7 @@ static void tcp_parse_case_desc(const struct tcp_parse_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(tcp_parse, tcp_parse_cases, tcp_parse_case_desc);
 
-/*
- * A header whose option area ends where its kmalloc'd buffer ends, and a
+/* A header whose option area ends where its kmalloc'd buffer ends, and a
  * zeroed sk_buff pointing at it. An skb from alloc_skb() would put
  * skb_shared_info right after the data and hide an over-read; the parser
  * only needs tcp_hdr() and the control block.
@@ -498,8 +485,7 @@ static bool tcp_parse_mutant(struct kunit *test, struct tcp_parse_input *p,
 	return tcp_parse_expect(test, name, opts, sizeof(opts), &got, &want);
 }
 
-/*
- * Every single-byte mutation of a valid SYN layout, parsed as a SYN and
+/* Every single-byte mutation of a valid SYN layout, parsed as a SYN and
  * as an established segment: 2 x 20 x 256 option areas, each compared with
  * the reference reading above. Only the first mismatches are printed.
  */

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import List, Optional
 
 from . import (bisect_demo, bisectable, bloat, checkpatch, compare, deps,
-               dissect, kernel, ktap, layouts, mutants, sanitize, sweep,
-               worktree)
+               dissect, kconfig_matrix, kernel, ktap, layouts, mutants, plain,
+               sanitize, series, sweep, worktree)
 from . import bench, capture
-from .errors import HarnessError, no_space
+from .errors import HarnessError, UsageError, no_space
 from .expected import expected_cases
 from .report import Verdict, failure_details, judge, layout_table, summary
 from .settings import DEFAULT_TREE, REPO, TREES, Settings
@@ -103,19 +103,112 @@ def bisectable_step(settings: Settings, tally: Tally) -> None:
         tally.add(result.ok)
 
 
-def checkpatch_step(settings: Settings, tally: Tally) -> None:
-    patches = worktree.read_series(settings.patch_dir)
-    sources = sorted(p for p in settings.kunit_dir.iterdir()
-                     if p.suffix in ('.c', '.h'))
-    for result in checkpatch.check(settings.source, patches, sources):
-        name = worktree.display(result.path)
-        if result.ok:
-            print(f'PASS {name}')
+def series_step(settings: Settings, tally: Tally) -> None:
+    """The stored series holds no identity and matches kunit/."""
+    problems = series.check(settings)
+    source = worktree.prepare(settings)
+    problems += series.kunitconfig_problems(settings, source)
+    for problem in problems:
+        print(f'FAIL {problem}')
+    if not problems:
+        print(f'PASS kernel-patches/{settings.tree} adds every kunit/ source '
+              'byte for byte, its net/ipv4/.kunitconfig is .kunitconfig, '
+              'and no stored patch carries an identity')
+    tally.add(not problems)
+
+
+def print_export(result: plain.ExportResult) -> None:
+    for check in result.checks:
+        name = check.path.name
+        if check.ok:
+            print(f'PASS checkpatch.pl --strict {name}')
         else:
-            print(f'FAIL {name}: ' + '; '.join(result.problems[:-1] or
-                                                  result.problems))
-            print(result.problems[-1])
-        tally.add(result.ok)
+            print(f'FAIL checkpatch.pl --strict {name}: ' +
+                  '; '.join(check.problems[:-1] or check.problems))
+            print(check.problems[-1])
+    print('get_maintainer.pl --nogit:')
+    for line in result.recipients:
+        print(f'  {line}')
+
+
+def export_step(settings: Settings, tally: Tally) -> None:
+    """Export with a throwaway identity; every patch passes checkpatch."""
+    result = plain.ci_export(settings)
+    print(f'exported {len(result.patches)} files to '
+          f'{plain.export_dir(settings)}')
+    print_export(result)
+    for check in result.checks:
+        tally.add(check.ok)
+
+
+def plain_step(settings: Settings, tally: Tally) -> None:
+    """git am of the export, then kunit.py exactly as the README says."""
+    patches = sorted(plain.export_dir(settings).glob('*.patch'))[1:]
+    if not patches:
+        raise HarnessError(f'no export in {plain.export_dir(settings)}: the '
+                           'export step failed')
+    repo = plain.git_am(settings, patches)
+    print(f'git am: {len(patches)} patches onto {settings.package} in {repo}')
+    print('$ ' + ' '.join(plain.PLAIN_COMMAND), flush=True)
+    status, log = plain.run_plain_kunit(settings, repo)
+    for line in plain.closing_lines(log):
+        print(f'  {line}')
+    verdict = plain.plain_verdict(settings, repo)
+    ok = status == 0 and verdict.ok
+    print(f'{"PASS" if ok else "FAIL"} plain kunit.py on {settings.tree}: '
+          f'exit {status}, {len(verdict.passed)} passed, '
+          f'{len(verdict.failed)} failed, {len(verdict.skipped)} skipped, '
+          f'{len(verdict.missing)} missing (log {log})')
+    tally.add(ok)
+
+
+def kconfig_step(settings: Settings, tally: Tally) -> None:
+    for row in kconfig_matrix.check(settings):
+        print(row.line(settings.tree), flush=True)
+        tally.add(row.ok)
+
+
+def cmd_series(settings: Settings, action: str,
+               dest: Optional[Path] = None) -> int:
+    if action == 'regen':
+        written = series.regen(settings)
+        for path in written:
+            print(f'rewrote {worktree.display(path)}')
+        print(f'kernel-patches/{settings.tree}: {len(written)} patches '
+              'regenerated from kunit/')
+        return 0
+    if action == 'export':
+        who = series.user_identity(REPO)
+        with worktree.locked(settings):
+            result = plain.export_and_check(settings, dest, who)
+        for patch in result.patches:
+            print(patch)
+        print_export(result)
+        return 0 if result.ok else 1
+    problems = series.check(settings)
+    for problem in problems:
+        print(f'FAIL {problem}')
+    if not problems:
+        print(f'PASS kernel-patches/{settings.tree} matches kunit/')
+    return 1 if problems else 0
+
+
+def cmd_kconfig(settings: Settings, quick: bool = False) -> int:
+    tally = Tally()
+    with worktree.locked(settings):
+        worktree.prepare(settings)
+        if not (settings.build_dir / '.config').is_file():
+            kunit_step(settings)
+        kconfig_step(settings, tally)
+    return 1 if tally.failed else 0
+
+
+def cmd_plain(settings: Settings, quick: bool = False) -> int:
+    tally = Tally()
+    with worktree.locked(settings):
+        export_step(settings, tally)
+        plain_step(settings, tally)
+    return 1 if tally.failed else 0
 
 
 def mutants_step(settings: Settings, tally: Tally) -> bool:
@@ -319,8 +412,16 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool) -> list:
         (f'zero-delta check: {tree} tcp_output.o with '
          'CONFIG_TCP_OPTIONS_KUNIT_TEST=n, pristine vs patched',
          lambda: bloat_step(settings, tally)),
-        (f'checkpatch.pl --strict over kernel-patches/{tree} and kunit/',
-         lambda: checkpatch_step(settings, tally)),
+        (f'kernel-patches/{tree} is kunit/ byte for byte, with no identity',
+         lambda: series_step(settings, tally)),
+        (f'export of kernel-patches/{tree} (throwaway identity): '
+         'checkpatch.pl --strict and get_maintainer.pl',
+         lambda: export_step(settings, tally)),
+        (f'git am of the export onto {settings.package}, then plain '
+         'kunit.py --kunitconfig=net/ipv4',
+         lambda: plain_step(settings, tally)),
+        (f'Kconfig matrix: every {tree} test symbol without each dependency',
+         lambda: kconfig_step(settings, tally)),
         (f'every prefix of kernel-patches/{tree} builds (bisectable)',
          lambda: bisectable_step(settings, tally)),
         (f'mutants: every {tree} regression fails a named case',
@@ -381,7 +482,8 @@ def cmd_bench(settings: Settings, quick: bool = False, costs: bool = False,
 
 COMMANDS = {'run': cmd_run, 'test': cmd_test, 'mutants': cmd_mutants,
             'bisect-demo': cmd_bisect_demo, 'layouts': cmd_layouts,
-            'capture': cmd_capture, 'bench': cmd_bench}
+            'capture': cmd_capture, 'bench': cmd_bench, 'series': cmd_series,
+            'kconfig': cmd_kconfig, 'plain': cmd_plain}
 
 
 def tree_order(name: str) -> tuple:
@@ -411,7 +513,11 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
                         'packets to <work dir>/<tree>/capture/live.pcap and '
                         'check it with tshark; bench: time the developer loop '
                         '(cold, warm, edits, QEMU boots) and the hot path, '
-                        'write docs/performance.md')
+                        'write docs/performance.md; series: check that '
+                        'kernel-patches/<tree> matches kunit/ (--regen '
+                        'rewrites it, --export DIR writes it for posting); '
+                        'kconfig: the Kconfig matrix; plain: export, git am '
+                        'and plain kunit.py, as a reviewer would')
     parser.add_argument('--quick', action='store_true',
                         help='test: skip the bisect demonstration and the '
                         'sanitizer build')
@@ -434,6 +540,14 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     parser.add_argument('--kunitconfig-costs', action='store_true',
                         help='bench: also build without each .kunitconfig '
                         'option and report what it costs')
+    parser.add_argument('--regen', action='store_true',
+                        help='series: rewrite the test files in '
+                        'kernel-patches/<tree> from kunit/')
+    parser.add_argument('--export', type=Path, metavar='DIR',
+                        help='series: write the series for posting to DIR '
+                        '(git format-patch, [PATCH net-next n/m], signed '
+                        'with your git user.name and user.email), then run '
+                        'checkpatch.pl --strict and get_maintainer.pl')
     return parser.parse_args(argv)
 
 
@@ -462,6 +576,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.kunitconfig_costs and args.command != 'bench':
             raise HarnessError('--kunitconfig-costs only applies to ./run.sh '
                                'bench')
+        if (args.regen or args.export) and args.command != 'series':
+            raise UsageError('--regen and --export only apply to ./run.sh '
+                             'series')
+        if args.regen and args.export:
+            raise UsageError('series: give --regen or --export, not both')
         trees = [Settings.create(name, sanitize=args.sanitize)
                  for name in names]
         deps.ensure_packages(deps.required_packages(
@@ -480,10 +599,18 @@ def main(argv: Optional[List[str]] = None) -> int:
                                inject=_existing(args.inject))
         if args.command == 'run':
             return cmd_run(trees[0], inject=_existing(args.inject))
+        if args.command == 'series':
+            action = 'regen' if args.regen else \
+                'export' if args.export else 'check'
+            return cmd_series(trees[0], action, args.export and
+                              args.export.expanduser().resolve())
         if args.command == 'bench':
             return cmd_bench(trees[0], costs=args.kunitconfig_costs,
                              argv=argv)
         return COMMANDS[args.command](trees[0], quick=args.quick)
+    except UsageError as error:
+        print(f'run.sh: error: {error}', file=sys.stderr)
+        return 2
     except HarnessError as error:
         print(f'run.sh: error: {error}', file=sys.stderr)
         return 1

@@ -61,7 +61,8 @@ def export_and_check(settings: Settings, dest: Path,
     repo = series.ensure_git_base(settings)
     result = ExportResult(patches)
     for patch in patches[1:]:                   # not the cover letter
-        check = checkpatch.run(repo, patch, as_file=False)
+        # Outside git: the tree has no history to look commit ids up in.
+        check = checkpatch.run(settings.pristine, patch, as_file=False)
         check.problems[:0] = checkpatch.series_conventions(patch)
         result.checks.append(check)
     result.recipients = series.get_maintainer(repo, patches[1:])
