@@ -242,7 +242,8 @@ def describe_patch_failure(output: str) -> str:
 
 def apply_patch(tree: Path, patch: Path, what: str) -> None:
     """Apply one patch, or raise naming the patch and the hunk."""
-    base = ['patch', '-p1', '-N', '-f', '-d', str(tree), '-i', str(patch)]
+    base = ['patch', '-p1', '-N', '-f', '--no-backup-if-mismatch', '-d',
+            str(tree), '-i', str(patch)]
     check = subprocess.run(base + ['--dry-run'], capture_output=True,
                            text=True, check=False)
     if check.returncode:

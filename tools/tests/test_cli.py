@@ -63,8 +63,9 @@ class ParseArgsTest(unittest.TestCase):
 
     def test_every_command_has_a_handler(self) -> None:
         self.assertEqual(sorted(cli.COMMANDS),
-                         ['bench', 'bisect-demo', 'capture', 'layouts',
-                          'mutants', 'run', 'test'])
+                         ['bench', 'bisect-demo', 'capture', 'kconfig',
+                          'layouts', 'mutants', 'plain', 'run', 'series',
+                          'test'])
 
 
 class MisusedOptionsTest(unittest.TestCase):
