@@ -142,6 +142,7 @@ static void tcp_opt_options_write(struct tcphdr *th, struct tcp_sock *tp,
 #endif
 }
 
+#ifdef CONFIG_TCP_MD5SIG
 /* Where the receive path finds the MD5 hash, NULL if there is none. */
 static const u8 *tcp_opt_parse_md5(const struct tcphdr *th)
 {
@@ -155,6 +156,7 @@ static const u8 *tcp_opt_parse_md5(const struct tcphdr *th)
 	return tcp_parse_md5sig_option(th);
 #endif
 }
+#endif
 
 /* Where the receive path finds the TCP-AO option, NULL if none. */
 static const u8 *tcp_opt_parse_ao(const struct tcphdr *th)

@@ -290,6 +290,20 @@ def overlay_bench(settings: Settings, tree: Path) -> None:
     write_if_changed(target / 'tcp_options_test.c', STUB.encode())
 
 
+# The stub replaces the writer suite, whose rows the live suite reads.
+NOT_IN_BENCH_TREES = ('CONFIG_TCP_OPTIONS_LIVE_KUNIT_TEST=y',)
+
+
+def bench_kunitconfig(settings: Settings) -> Path:
+    """.kunitconfig without the live suite, for the two stub trees."""
+    path = settings.tree_dir / 'bench' / 'kunitconfig'
+    lines = [line for line in settings.kunitconfig.read_text().splitlines()
+             if line.strip() not in NOT_IN_BENCH_TREES]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_if_changed(path, ('\n'.join(lines) + '\n').encode())
+    return path
+
+
 def bench_source_missing(settings: Settings) -> Optional[str]:
     path = settings.kunit_dir / BENCH_SOURCE
     if path.is_file():
@@ -347,7 +361,8 @@ def boot_side(settings: Settings, side: str, accel: Accel,
         status, console = run(settings, src, build_dir=build,
                               filter_glob=BENCH_SUITE, accel=accel,
                               output=out,
-                              action='run' if round_no == 0 else 'exec')
+                              action='run' if round_no == 0 else 'exec',
+                              kunitconfig=bench_kunitconfig(settings))
     if not console.is_file():
         return None, (f'the {side} kernel did not build or boot (kunit.py '
                       f'exit {status}); see {output}')

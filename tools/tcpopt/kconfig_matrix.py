@@ -56,15 +56,34 @@ def enabled(config: Path) -> set:
             if line.startswith('CONFIG_') and line.endswith(('=y', '=m'))}
 
 
+# Which symbol's sources a warning or error names; any other file is
+# blamed on every symbol the row kept.
+OWNERS = (('tcp_parse_options_test.c', 'TCP_PARSE_OPTIONS_KUNIT_TEST'),
+          ('tcp_live_test.c', 'TCP_OPTIONS_LIVE_KUNIT_TEST'),
+          ('tcp_options_bench.c', 'TCP_OPTIONS_KUNIT_BENCH'),
+          ('tcp_options_test', 'TCP_OPTIONS_KUNIT_TEST'))
+
+
 def build(settings: Settings, out: Path, ipv6: bool) -> str:
     """'' when net/ipv4/ (and net/ipv6/) build warning-free."""
     targets = ['net/ipv4/'] + (['net/ipv6/'] if ipv6 else [])
     result = make(settings, settings.source, out, *targets)
     if result.returncode:
-        return f'build failed: {result.stderr.strip()[-300:]}'
+        errors = [line for line in result.stderr.splitlines()
+                  if 'error:' in line]
+        return 'build failed: ' + (errors[0] if errors else
+                                   result.stderr.strip()[-300:])
     warnings = [line for line in result.stderr.splitlines()
                 if 'warning:' in line]
     return f'build warning: {warnings[0]}' if warnings else ''
+
+
+def blamed(problem: str, kept: List[str]) -> List[str]:
+    """The kept symbols a build problem belongs to."""
+    for fragment, symbol in OWNERS:
+        if fragment in problem:
+            return [symbol] if symbol in kept else kept
+    return kept
 
 
 def row_config(settings: Settings, out: Path, base: bytes,
@@ -99,7 +118,8 @@ def check(settings: Settings) -> List[Row]:
         have = row_config(settings, out, base, dependency)
         kept = [s for s in TEST_SYMBOLS if s in have]
         problem = build(settings, out, 'IPV6' in have) if kept else ''
+        guilty = blamed(problem, kept) if problem else []
         rows += [Row(dependency, symbol, symbol in kept,
-                     problem if symbol in kept else '')
+                     problem if symbol in guilty else '')
                  for symbol in TEST_SYMBOLS]
     return rows

@@ -113,5 +113,5 @@ def plain_verdict(settings: Settings, repo: Path) -> Verdict:
 def closing_lines(log: Path, count: int = 3) -> List[str]:
     """kunit.py's summary: its last lines."""
     lines = [line.rstrip() for line in log.read_text(errors='replace')
-             .splitlines() if line.strip()]
+             .splitlines() if line.startswith('[')]
     return lines[-count:]

@@ -33,6 +33,9 @@ TEST_SYMBOLS = (TEST_KCONFIG, 'TCP_PARSE_OPTIONS_KUNIT_TEST',
 # Where the shared test sources go inside the kernel tree.
 OVERLAY_DIR = 'net/ipv4'
 
+# Built into the harness's kernels (not into the series' .kunitconfig):
+# ./run.sh bench boots the main build's tcp_opt_bench for the sweep scale.
+BENCH_KCONFIG = 'CONFIG_TCP_OPTIONS_KUNIT_BENCH=y'
 # The hot-path benchmark suite (kunit/tcp_options_bench.c): marked slow,
 # built into every kernel (tcp_options_test.c includes it), booted only by
 # ./run.sh bench.
@@ -87,7 +90,9 @@ class Settings:
 
     @property
     def kconfig_add(self) -> List[str]:
-        return TREE_KCONFIG.get(self.tree, []) + \
+        """The tree's options, the benchmark (built, left out of the
+        default run by its filter) and the sanitizers when asked."""
+        return TREE_KCONFIG.get(self.tree, []) + [BENCH_KCONFIG] + \
             (SANITIZER_KCONFIG if self.sanitize else [])
 
     @property

@@ -208,7 +208,8 @@ class KunitCommandTest(unittest.TestCase):
         self.assertIn('--qemu_args=-accel kvm', cmd)
         self.assertIn(DEFAULT_SUITES, cmd)
         self.assertIn('--jobs=' + str(kernel.jobs()), cmd)
-        self.assertEqual(cmd[-1], '--kconfig_add=CONFIG_TCP_AO=y')
+        self.assertEqual(cmd[-2:], ['--kconfig_add=CONFIG_TCP_AO=y',
+                                    '--kconfig_add=CONFIG_TCP_OPTIONS_KUNIT_BENCH=y'])
 
     def test_without_an_accelerator_qemu_gets_no_extra_arguments(
             self) -> None:

@@ -27,8 +27,10 @@ class KernelCommandTest(unittest.TestCase):
         self.assertIn(f'--build_dir={WORK}/6.1/build', cmd)
         self.assertIn(f'--kunitconfig={self.settings.kunitconfig}', cmd)
         self.assertIn('--timeout=42', cmd)
-        self.assertEqual(cmd[-2], '--make_options')
-        self.assertTrue(cmd[-1].startswith('CC='))
+        self.assertEqual(cmd[-3], '--make_options')
+        self.assertTrue(cmd[-2].startswith('CC='))
+        self.assertEqual(cmd[-1],
+                         '--kconfig_add=CONFIG_TCP_OPTIONS_KUNIT_BENCH=y')
 
     def test_build_env_keeps_ccache_in_work_dir_and_drops_pythonpath(
             self) -> None:
