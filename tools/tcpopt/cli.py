@@ -49,7 +49,7 @@ def kunit_step(settings: Settings,
     source = worktree.prepare(settings, inject)
     version = worktree.kernel_version(source)
     print(f'tree: {settings.package} {version} in {source}', flush=True)
-    status, log = kernel.run_kunit(settings, source)
+    status, log = build_and_boot(settings, source)
     expected = expected_cases(settings.kunit_dir)
     if not log.is_file():
         print(f'kunit.py exited with status {status} before the kernel ran; '
@@ -68,6 +68,21 @@ def kunit_step(settings: Settings,
         print(f'kunit.py exited with status {status}')
         verdict.crashed = True
     return verdict
+
+
+def build_and_boot(settings: Settings, source: Path) -> tuple[int, Path]:
+    """kunit.py run; or exec when no file of the tree and nothing of the
+    config changed since the last successful build."""
+    if kernel.unchanged_since_build(settings, source):
+        print('no change since the last build: booting it (kunit.py exec)',
+              flush=True)
+        return kernel.run_kunit(settings, source, action='exec')
+    kernel.drop_build_stamp(settings)
+    pending = kernel.start_build_stamp(settings)
+    status, log = kernel.run_kunit(settings, source)
+    if log.is_file():                   # it built, and the kernel booted
+        pending.rename(settings.build_dir / kernel.BUILT)
+    return status, log
 
 
 def unit_test_step(tally: Tally) -> None:

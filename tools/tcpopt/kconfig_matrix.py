@@ -14,6 +14,7 @@ whole matrix so that ccache serves what a row does not change.
 
 from __future__ import annotations
 
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import List
@@ -25,20 +26,21 @@ from .settings import TEST_SYMBOLS, TREE_KCONFIG, Settings
 
 @dataclass
 class Row:
-    dependency: str
+    setting: str        # what the row changed: 'NETFILTER=n', ...
     symbol: str
     kept: bool
     problem: str = ''
+    note: str = ''       # what 'kept' means, when not the default
 
     @property
     def ok(self) -> bool:
         return not self.problem
 
     def line(self, tree: str) -> str:
-        what = 'kept, net/ipv4/ and net/ipv6/ build' if self.kept \
+        what = self.note or 'kept, net/ipv4/ and net/ipv6/ build' if self.kept \
             else 'dropped by olddefconfig'
         verdict = 'PASS' if self.ok else 'FAIL'
-        return (f'{verdict} {tree} {self.dependency}=n {self.symbol}: '
+        return (f'{verdict} {tree} {self.setting} {self.symbol}: '
                 f'{self.problem or what}')
 
 
@@ -119,7 +121,33 @@ def check(settings: Settings) -> List[Row]:
         kept = [s for s in TEST_SYMBOLS if s in have]
         problem = build(settings, out, 'IPV6' in have) if kept else ''
         guilty = blamed(problem, kept) if problem else []
-        rows += [Row(dependency, symbol, symbol in kept,
+        rows += [Row(f'{dependency}=n', symbol, symbol in kept,
                      problem if symbol in guilty else '')
                  for symbol in TEST_SYMBOLS]
+    rows.append(module_row(settings, out, base))
     return rows
+
+
+PARSER = 'TCP_PARSE_OPTIONS_KUNIT_TEST'
+
+
+def module_row(settings: Settings, out: Path, base: bytes) -> Row:
+    """The parser suite, which needs nothing static, as a module."""
+    config = out / '.config'
+    config.write_bytes(base)
+    set_kconfig(settings.source, config, 'MODULES', True)
+    subprocess.run([str(settings.source / 'scripts/config'), '--file',
+                    str(config), '--module', PARSER], check=True)
+    result = make(settings, settings.source, out, 'olddefconfig')
+    if result.returncode:
+        raise HarnessError(f'make olddefconfig failed in {out}: '
+                           f'{result.stderr.strip()[-300:]}')
+    if f'CONFIG_{PARSER}=m' not in config.read_text().splitlines():
+        return Row('MODULES=y', f'{PARSER}=m', False,
+                   'olddefconfig did not keep it a module')
+    problem = build(settings, out, ipv6=False)
+    if not problem and not (out / 'net/ipv4/tcp_parse_options_test.mod')\
+            .is_file():
+        problem = 'no tcp_parse_options_test.mod: not built as a module'
+    return Row('MODULES=y', f'{PARSER}=m', True, problem,
+               note='net/ipv4/ builds it as a module object (.mod)')

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -212,3 +213,56 @@ def set_kconfig(source: Path, config: Path, symbol: str,
     flag = '--enable' if value else '--disable'
     subprocess.run([str(source / 'scripts/config'), '--file', str(config),
                     flag, symbol], check=True)
+
+
+# --- skipping make when nothing changed -------------------------------------
+
+BUILT = '.tcpopt-built.json'
+
+
+def build_inputs(settings: Settings) -> dict:
+    """What the kernel in build/ depends on besides the tree's files."""
+    return {'kunitconfig': settings.kunitconfig.read_text(),
+            'kconfig_add': settings.kconfig_add,
+            'compiler': compiler()}
+
+
+def unchanged_since_build(settings: Settings, source: Path) -> bool:
+    """True when build/ holds a kernel made from exactly this tree and
+    config: no file of the tree is newer than that build's start."""
+    stamp = settings.build_dir / BUILT
+    kernel = settings.build_dir / 'arch/x86/boot/bzImage'
+    try:
+        recorded = json.loads(stamp.read_text())
+    except (OSError, ValueError):
+        return False
+    if recorded != build_inputs(settings) or not kernel.is_file():
+        return False
+    return not any_file_newer(source, stamp.stat().st_mtime_ns)
+
+
+def any_file_newer(tree: Path, mtime_ns: int) -> bool:
+    """Whether a file under @tree changed after @mtime_ns (stops early)."""
+    pending = [str(tree)]
+    while pending:
+        with os.scandir(pending.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(entry.path)
+                elif entry.stat(follow_symlinks=False).st_mtime_ns > \
+                        mtime_ns:
+                    return True
+    return False
+
+
+def start_build_stamp(settings: Settings) -> Path:
+    """Written before make starts (an edit during the build is newer),
+    put in place only once the build and the boot succeeded."""
+    pending = settings.build_dir / (BUILT + '.new')
+    settings.build_dir.mkdir(parents=True, exist_ok=True)
+    pending.write_text(json.dumps(build_inputs(settings)))
+    return pending
+
+
+def drop_build_stamp(settings: Settings) -> None:
+    (settings.build_dir / BUILT).unlink(missing_ok=True)

@@ -17,11 +17,11 @@ class MatrixTest(unittest.TestCase):
 
     def test_lines(self) -> None:
         self.assertEqual(
-            km.Row('NETFILTER', 'TCP_OPTIONS_LIVE_KUNIT_TEST', False)
+            km.Row('NETFILTER=n', 'TCP_OPTIONS_LIVE_KUNIT_TEST', False)
             .line('6.1'),
             'PASS 6.1 NETFILTER=n TCP_OPTIONS_LIVE_KUNIT_TEST: dropped by '
             'olddefconfig')
-        row = km.Row('TCP_MD5SIG', 'TCP_OPTIONS_KUNIT_TEST', True,
+        row = km.Row('TCP_MD5SIG=n', 'TCP_OPTIONS_KUNIT_TEST', True,
                      'build warning: x.h:1: warning: unused')
         self.assertFalse(row.ok)
         self.assertTrue(row.line('6.12').startswith(

@@ -71,17 +71,20 @@ def journal(event: str) -> None:
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog='kunit.py')
     sub = parser.add_subparsers(dest='command', required=True)
-    run = sub.add_parser('run')
-    run.add_argument('--arch', required=True)
-    run.add_argument('--kunitconfig', action='append', required=True)
-    run.add_argument('--build_dir', required=True)
-    run.add_argument('--jobs', type=int)
-    run.add_argument('--timeout', type=int, default=300)
-    run.add_argument('--kernel_args', action='append', default=[])
-    run.add_argument('--make_options', action='append', default=[])
-    run.add_argument('--kconfig_add', action='append', default=[])
-    run.add_argument('--qemu_args', action='append', default=[])
-    run.add_argument('filter_glob', nargs='?', default='')
+    for name in ('run', 'exec'):      # exec: boot the last build
+        run = sub.add_parser(name)
+        run.add_argument('--arch', required=True)
+        run.add_argument('--kunitconfig', action='append',
+                         required=name == 'run')
+        run.add_argument('--build_dir', required=True)
+        if name == 'run':
+            run.add_argument('--jobs', type=int)
+        run.add_argument('--timeout', type=int, default=300)
+        run.add_argument('--kernel_args', action='append', default=[])
+        run.add_argument('--make_options', action='append', default=[])
+        run.add_argument('--kconfig_add', action='append', default=[])
+        run.add_argument('--qemu_args', action='append', default=[])
+        run.add_argument('filter_glob', nargs='?', default='')
     return parser.parse_args()
 
 
@@ -188,7 +191,8 @@ def main() -> int:
         print(f'ERROR: the tree is not prepared: {problem}', flush=True)
         status = 1
     else:
-        status = build(args, mode) or boot(args, mode)
+        status = (0 if args.command == 'exec' else build(args, mode)) or \
+            boot(args, mode)
     journal(f'end {mode} {status}')
     return status
 
