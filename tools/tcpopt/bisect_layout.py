@@ -9,7 +9,12 @@ KUnit kernel is built incrementally there and only the layout suites run.
 Exit status, as git bisect run wants it:
   0    every layout case passes
   1    a layout case fails, or the kernel never finished the suites
-  125  the harness cannot be applied or the tree does not build (skip)
+  125  the test patches do not apply or the revision does not build (skip)
+  128  a usage or set-up error (a wrong flag, not inside a git tree, no
+       QEMU): git bisect run stops and names no commit
+
+Only the layout suites (the writer's, kunit/tcp_options_test.c) decide
+good or bad; --suites all adds the parser and live suites.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -24,14 +30,23 @@ from typing import List, Optional
 
 from . import ktap
 from .errors import HarnessError
-from .expected import expected_cases
+from .expected import case_names, expected_cases
 from .kernel import build_env, kunit_command
 from .report import judge
-from .settings import DEFAULT_TREE, TREES, Settings
+from .settings import DEFAULT_SUITES, DEFAULT_TREE, TREES, Settings
 from .worktree import (apply_patch, locked, overlay_sources,
                        test_only_patches)
 
 GOOD, BAD, SKIP = 0, 1, 125
+# Above 127: git bisect run aborts instead of taking a verdict.
+ABORT = 128
+LAYOUT_SOURCE = 'tcp_options_test.c'
+# The writer's suites: tcp_opt_* without bench, live and parse.
+LAYOUT_SUITES = 'tcp_opt_[!blp]*'
+
+
+class SetupError(Exception):
+    """Nothing to do with the revision: stop the bisection."""
 
 
 def say(message: str) -> None:
@@ -77,13 +92,20 @@ def count_build() -> None:
             out.write('build\n')
 
 
-def run_layout_suites(settings: Settings, src: Path, build: Path) -> int:
+def due_cases(settings: Settings, suites: str) -> List[str]:
+    if suites == 'all':
+        return expected_cases(settings.kunit_dir)
+    return case_names((settings.kunit_dir / LAYOUT_SOURCE).read_text())
+
+
+def run_layout_suites(settings: Settings, src: Path, build: Path,
+                      suites: str = 'layout') -> int:
     log = build / 'test.log'
     if log.exists():
         log.unlink()
     build.mkdir(parents=True, exist_ok=True)
-    # The default filter: the tcp_opt_* suites, without the benchmark.
-    command = kunit_command(settings, build_dir=build)
+    command = kunit_command(settings, build_dir=build, filter_glob=(
+        DEFAULT_SUITES if suites == 'all' else LAYOUT_SUITES))
     count_build()
     output = build / 'kunit.out'
     with open(output, 'w') as out:
@@ -97,7 +119,7 @@ def run_layout_suites(settings: Settings, src: Path, build: Path) -> int:
     if not run.cases:
         say(f'no KTAP from the kernel (see {output}): skip')
         return SKIP
-    verdict = judge(run, expected_cases(settings.kunit_dir))
+    verdict = judge(run, due_cases(settings, suites))
     if verdict.ok:
         say(f'{len(verdict.passed)} layout cases pass: good')
         return GOOD
@@ -107,7 +129,7 @@ def run_layout_suites(settings: Settings, src: Path, build: Path) -> int:
     return BAD
 
 
-def step(settings: Settings, user_repo: Path) -> int:
+def step(settings: Settings, user_repo: Path, suites: str) -> int:
     revision = git('rev-parse', 'HEAD', cwd=user_repo)
     key = hashlib.sha256(str(user_repo).encode()).hexdigest()[:12]
     with locked(settings, settings.work_dir / 'bisect' / key / '.lock'):
@@ -115,26 +137,58 @@ def step(settings: Settings, user_repo: Path) -> int:
         check_out(src, revision)
         try:
             add_harness(settings, src)
-        except HarnessError as error:
+        except (HarnessError, OSError) as error:
             say(f'{error}: skip')
             return SKIP
-        return run_layout_suites(settings, src, src.parent / 'build')
+        return run_layout_suites(settings, src, src.parent / 'build', suites)
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog='bisect-layout',
         description='git bisect run helper: 0 when the TCP option layouts '
         'match the KUnit tables, 1 when not, 125 when the revision cannot '
-        'be tested. Run it from inside the kernel tree being bisected.')
+        'be tested, 128 on a usage or set-up error (git bisect run then '
+        'stops). Run it from inside the kernel tree being bisected.')
     parser.add_argument('--tree', default=DEFAULT_TREE, choices=sorted(TREES),
                         help='which kernel-patches/<tree> to take the '
                         'test-only patches from')
-    args = parser.parse_args(argv)
+    parser.add_argument('--suites', default='layout',
+                        choices=('layout', 'all'),
+                        help='which suites decide good or bad: the layout '
+                        'suites (default), or all of them, the parser and '
+                        'live suites included')
+    return parser.parse_args(argv)
+
+
+def set_up(tree: str) -> tuple[Settings, Path]:
+    """The settings and the repository being bisected, or SetupError."""
     try:
         user_repo = Path(git('rev-parse', '--show-toplevel', cwd=Path.cwd()))
-        settings = Settings.create(args.tree)
-        return step(settings, user_repo)
+    except (subprocess.CalledProcessError, OSError):
+        raise SetupError(f'{Path.cwd()} is not inside a git tree: run it '
+                         'from the kernel tree being bisected') from None
+    if not shutil.which('qemu-system-x86_64'):
+        raise SetupError('qemu-system-x86_64 is missing: apt-get install '
+                         'qemu-system-x86')
+    try:
+        return Settings.create(tree), user_repo
+    except HarnessError as error:
+        raise SetupError(str(error)) from None
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    try:
+        args = parse_args(argv)
+    except SystemExit as done:
+        # --help is 0; a usage error must not become a verdict.
+        return GOOD if done.code == 0 else ABORT
+    try:
+        settings, user_repo = set_up(args.tree)
+        return step(settings, user_repo, args.suites)
+    except SetupError as error:
+        say(f'{error}; stopping the bisection')
+        return ABORT
     except (HarnessError, subprocess.CalledProcessError, OSError) as error:
-        say(f'{error}: skip')
-        return SKIP
+        say(f'{error}; stopping the bisection')
+        return ABORT
