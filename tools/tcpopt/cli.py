@@ -164,7 +164,7 @@ def plain_step(settings: Settings, tally: Tally) -> None:
                            'export step failed')
     repo = plain.git_am(settings, patches)
     print(f'git am: {len(patches)} patches onto {settings.package} in {repo}')
-    print('$ ' + ' '.join(plain.PLAIN_COMMAND), flush=True)
+    print('$ ' + ' '.join(plain.plain_command()), flush=True)
     status, log = plain.run_plain_kunit(settings, repo)
     for line in plain.closing_lines(log):
         print(f'  {line}')

@@ -12,8 +12,12 @@ repository copied into the tree:
 4. `./tools/testing/kunit/kunit.py run --arch=x86_64 --kunitconfig=net/ipv4`
    in that tree, whose every expected case must pass.
 
-The tree's own .kunit/ build directory stays between runs, so a warm run
-rebuilds only what the patches touch.
+kunit.py gets two flags of its own beyond that: --build_dir=../build
+(<work>/<tree>/git/build, kept between runs, so a warm run rebuilds only
+what the patches touch) and --make_options CC="ccache gcc", so that the
+objects the main build already compiled come from ccache: git/src and
+git/build sit as src/ and build/ do, and ccache sees the same relative
+paths.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from typing import List
 from . import checkpatch, ktap, series
 from .errors import HarnessError
 from .expected import expected_cases
+from .kernel import build_env, compiler
 from .report import Verdict, judge
 from .settings import Settings
 from .worktree import remove_tree
@@ -33,6 +38,8 @@ from .worktree import remove_tree
 THROWAWAY = series.Identity('Throwaway Export', 'throwaway@example.invalid')
 PLAIN_COMMAND = ['./tools/testing/kunit/kunit.py', 'run', '--arch=x86_64',
                  '--kunitconfig=net/ipv4']
+# kunit.py's own flags: where to build, and ccache (see above).
+BUILD_FLAGS = ['--build_dir=../build']
 # A cold build of the tree plus one boot; kunit.py has its own --timeout
 # for the boot, this bounds everything.
 PLAIN_TIMEOUT = 3600
@@ -86,14 +93,19 @@ def git_am(settings: Settings, patches: List[Path]) -> Path:
     return repo
 
 
+def plain_command() -> List[str]:
+    return PLAIN_COMMAND + BUILD_FLAGS + ['--make_options', f'CC={compiler()}']
+
+
 def run_plain_kunit(settings: Settings, repo: Path) -> tuple[int, Path]:
-    """kunit.py exactly as the README gives it; its output in a log."""
+    """kunit.py as the README gives it; its output in a log."""
     out = settings.tree_dir / 'plain-kunit.log'
     with open(out, 'w') as log:
         try:
-            proc = subprocess.run(PLAIN_COMMAND, cwd=repo, stdout=log,
+            proc = subprocess.run(plain_command(), cwd=repo, stdout=log,
                                   stderr=subprocess.STDOUT, check=False,
-                                  timeout=PLAIN_TIMEOUT)
+                                  timeout=PLAIN_TIMEOUT,
+                                  env=build_env(settings))
         except subprocess.TimeoutExpired:
             raise HarnessError(f'plain kunit.py ran past {PLAIN_TIMEOUT} s; '
                                f'see {out}') from None
@@ -102,7 +114,7 @@ def run_plain_kunit(settings: Settings, repo: Path) -> tuple[int, Path]:
 
 def plain_verdict(settings: Settings, repo: Path) -> Verdict:
     """Every expected case in kunit.py's own test.log."""
-    log = repo / '.kunit' / 'test.log'
+    log = repo.parent / 'build' / 'test.log'
     expected = expected_cases(settings.kunit_dir)
     if not log.is_file():
         return Verdict(missing=expected, crashed=True)

@@ -238,17 +238,24 @@ def git(repo: Path, *args: str, env: Optional[Dict[str, str]] = None,
 BASE_IDENTITY = Identity('pristine tree', 'pristine@localhost')
 
 
+def git_base_dir(settings: Settings) -> Path:
+    """<tree>/git/src, so that git/build sits as build/ sits beside src/:
+    the same relative paths, so ccache serves one build from the other."""
+    return settings.tree_dir / 'git' / 'src'
+
+
 def ensure_git_base(settings: Settings) -> Path:
-    """<tree>/git: a git repository whose 'pristine' branch is the tarball."""
+    """A git repository whose 'pristine' branch is the tarball."""
     ensure_pristine(settings)
-    repo = settings.tree_dir / 'git'
+    repo = git_base_dir(settings)
     identity = tarball_identity(settings.tarball)
     stamp = repo / '.git' / BASE_STAMP
     if stamp.is_file() and stamp.read_text() == identity:
         return repo
     log(f'making {repo}, a git repository of the pristine tree')
-    staging = settings.tree_dir / 'git.new'
+    staging = repo.with_name('src.new')
     remove_tree(staging)
+    staging.parent.mkdir(parents=True, exist_ok=True)
     try:
         shutil.copytree(settings.pristine, staging, symlinks=True)
         (staging / '.tcpopt-pristine').unlink(missing_ok=True)
@@ -265,11 +272,11 @@ def ensure_git_base(settings: Settings) -> Path:
 
 
 def reset_to_base(repo: Path) -> None:
-    """Back to the pristine commit; the .kunit build directory stays."""
+    """Back to the pristine commit, with nothing else in the tree."""
     git(repo, 'am', '--abort', what='git am --abort') \
         if (repo / '.git' / 'rebase-apply').exists() else None
     git(repo, 'checkout', '-q', '-f', '--detach', BASE_BRANCH)
-    git(repo, 'clean', '-q', '-f', '-d', '-x', '-e', '/.kunit')
+    git(repo, 'clean', '-q', '-f', '-d', '-x')
 
 
 def commit_series(settings: Settings, repo: Path, who: Identity) -> None:
