@@ -847,14 +847,16 @@ static int tcp_opt_test_init(struct kunit *test)
 
 static void tcp_opt_test_exit(struct kunit *test)
 {
-#ifdef CONFIG_TCP_MD5SIG
 	struct tcp_opt_env *env = test->priv;
 
-	if (env && env->md5_key_enabled)
+	if (!env)
+		return;
+#ifdef CONFIG_TCP_MD5SIG
+	if (env->md5_key_enabled)
 		tcp_opt_md5_needed_dec();
 #endif
 #ifdef TCP_OPT_HAVE_AO
-	if (env && env->ao_key_enabled)
+	if (env->ao_key_enabled)
 		static_branch_dec(&tcp_ao_needed.key);
 #endif
 }
