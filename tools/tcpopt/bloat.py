@@ -47,8 +47,8 @@ def parse_delta(report: str) -> Optional[int]:
 def config_sources(settings: Settings) -> List[tuple[str, Path]]:
     """The suite's own .config, and Debian's amd64 config when installed."""
     sources = [('kunit', settings.build_dir / '.config')]
-    debian = Path(f'/usr/src/linux-config-{settings.tree}/'
-                  'config.amd64_none_amd64.xz')
+    debian = settings.usr_src / f'linux-config-{settings.tree}' / \
+        'config.amd64_none_amd64.xz'
     if debian.is_file():
         sources.append(('debian-amd64', debian))
     return sources

@@ -14,11 +14,12 @@ from typing import List, Optional
 from . import (bisect_demo, bisectable, bloat, checkpatch, compare, deps,
                dissect, kconfig_matrix, kernel, ktap, layouts, mutants, plain,
                sanitize, series, sweep, worktree)
-from . import bench, capture
+from . import backports, bench, capture
 from .errors import HarnessError, UsageError, no_space
 from .expected import expected_cases
 from .report import Verdict, failure_details, judge, layout_table, summary
-from .settings import DEFAULT_TREE, REPO, TREES, Settings
+from .settings import (BACKPORTED, DEFAULT_TREE, REPO, TEST_TREES, TREES,
+                       Settings)
 
 
 @dataclass
@@ -581,7 +582,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             raise HarnessError('--update only applies to ./run.sh layouts')
         # The test command covers every tree unless one is named.
         names = [args.tree] if args.tree else \
-            (sorted(TREES, key=tree_order) if args.command == 'test'
+            (list(TEST_TREES) if args.command == 'test'
              else [DEFAULT_TREE])
         if args.sanitize and args.command != 'run':
             raise HarnessError('--sanitize only applies to ./run.sh run')
@@ -599,7 +600,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         trees = [Settings.create(name, sanitize=args.sanitize)
                  for name in names]
         deps.ensure_packages(deps.required_packages(
-            *[p for s in trees for p in (s.package, s.config_package)]))
+            *[p for s in trees for p in s.apt_packages]))
+        for settings in trees:
+            if settings.tree in BACKPORTED:
+                backports.ensure(settings.work_dir, settings.tree)
         if args.command == 'test':
             return cmd_test(trees, quick=args.quick)
         if args.compare and args.command != 'layouts':
@@ -607,7 +611,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.command == 'layouts' and args.compare:
             pair = [Settings.create(name) for name in args.compare]
             deps.ensure_packages(deps.required_packages(
-                *[p for s in pair for p in (s.package, s.config_package)]))
+                *[p for s in pair for p in s.apt_packages]))
+            for settings in pair:
+                if settings.tree in BACKPORTED:
+                    backports.ensure(settings.work_dir, settings.tree)
             return cmd_compare(*pair)
         if args.command == 'layouts':
             return cmd_layouts(trees[0], update=args.update,

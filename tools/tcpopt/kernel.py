@@ -45,6 +45,19 @@ def build_env(settings: Settings) -> dict:
     return env
 
 
+# A qemu-system-x86_64 that keeps only "-accel tcg" (kunit.py 7.x asks
+# for kvm first, which hangs where the KVM probe failed).
+TCG_WRAPPER_DIR = Path(__file__).resolve().parents[1] / 'qemu-tcg'
+
+
+def boot_env(settings: Settings, accel: Optional[Accel]) -> dict:
+    """build_env, with the TCG wrapper first on PATH under TCG."""
+    env = build_env(settings)
+    if accel is not None and accel.name == 'tcg':
+        env['PATH'] = f'{TCG_WRAPPER_DIR}:{env.get("PATH", "")}'
+    return env
+
+
 def compiler() -> str:
     return 'ccache gcc' if shutil.which('ccache') else 'gcc'
 
@@ -183,7 +196,8 @@ def run_kunit(settings: Settings, source: Path, *,
                             filter_glob=filter_glob, build_dir=build_dir,
                             action=action, kunitconfig=kunitconfig)
     with interrupted_by(signal.SIGHUP, signal.SIGTERM):
-        proc = subprocess.Popen(command, cwd=source, env=build_env(settings),
+        proc = subprocess.Popen(command, cwd=source,
+                                env=boot_env(settings, accel),
                                 stdout=output,
                                 stderr=subprocess.STDOUT if output else None,
                                 start_new_session=True)

@@ -30,7 +30,8 @@ from typing import List
 from . import checkpatch, ktap, series
 from .errors import HarnessError
 from .expected import expected_cases
-from .kernel import build_env, compiler
+from .accel import choose as choose_accel
+from .kernel import boot_env, compiler
 from .report import Verdict, judge
 from .settings import Settings
 from .worktree import remove_tree
@@ -105,7 +106,8 @@ def run_plain_kunit(settings: Settings, repo: Path) -> tuple[int, Path]:
             proc = subprocess.run(plain_command(), cwd=repo, stdout=log,
                                   stderr=subprocess.STDOUT, check=False,
                                   timeout=PLAIN_TIMEOUT,
-                                  env=build_env(settings))
+                                  env=boot_env(settings,
+                                               choose_accel(settings.build_dir)))
         except subprocess.TimeoutExpired:
             raise HarnessError(f'plain kunit.py ran past {PLAIN_TIMEOUT} s; '
                                f'see {out}') from None

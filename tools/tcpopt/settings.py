@@ -16,13 +16,20 @@ REPO = Path(__file__).resolve().parents[2]
 TREES = {
     '6.1': 'linux-source-6.1',
     '6.12': 'linux-source-6.12',
+    '7.3': 'linux-source-7.3',
 }
+# Trees Debian 12's apt does not have: fetched from trixie-backports under
+# a private apt configuration in <work dir>/apt/ (backports.py).
+BACKPORTED = {'7.3': 'linux-source-7.3'}
 # Options only a tree has, added to .kunitconfig for that tree.
 TREE_KCONFIG = {
     '6.1': [],
     '6.12': ['CONFIG_TCP_AO=y'],       # TCP-AO arrived in 6.7
+    '7.3': ['CONFIG_TCP_AO=y'],
 }
 DEFAULT_TREE = '6.1'
+# The trees ./run.sh test covers when no --tree is given.
+TEST_TREES = ('6.1', '6.12')
 
 # The Kconfig symbol the series adds; off in production builds.
 TEST_KCONFIG = 'TCP_OPTIONS_KUNIT_TEST'
@@ -46,6 +53,11 @@ BENCH_SOURCE = 'tcp_options_bench.c'
 # tcp_opt_bench stays out. The 6.1 kernel has no kunit.filter attributes
 # ('speed>slow', 6.6 on), so the glob does this job on both trees.
 DEFAULT_SUITES = 'tcp_opt_[!b]*'
+
+
+def backport_root(work_dir: Path) -> Path:
+    """Where the backported packages are unpacked (usr/src/...)."""
+    return work_dir / 'apt' / 'root'
 
 
 def default_work_dir() -> Path:
@@ -103,8 +115,23 @@ class Settings:
     @property
     def tarball(self) -> Path:
         override = os.environ.get('TCPOPT_TARBALL')
-        return Path(override) if override else Path(
-            f'/usr/src/{self.package}.tar.xz')
+        if override:
+            return Path(override)
+        return self.usr_src / f'{self.package}.tar.xz'
+
+    @property
+    def usr_src(self) -> Path:
+        """/usr/src, or the backported packages' unpacked copy of it."""
+        if self.tree in BACKPORTED:
+            return backport_root(self.work_dir) / 'usr' / 'src'
+        return Path('/usr/src')
+
+    @property
+    def apt_packages(self) -> List[str]:
+        """What apt-get installs for this tree; none for a backport."""
+        if self.tree in BACKPORTED:
+            return ['debian-archive-keyring']
+        return [self.package, self.config_package]
 
     @property
     def tree_dir(self) -> Path:

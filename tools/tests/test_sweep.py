@@ -335,11 +335,11 @@ class TreeAwareTest(unittest.TestCase):
                 cli.sweep_step(settings, cli.Tally())
         return out.getvalue()
 
-    def test_only_6_12_has_tcp_ao(self) -> None:
+    def test_trees_from_6_7_have_tcp_ao(self) -> None:
         with tempfile.TemporaryDirectory() as work:
             self.assertEqual({tree: Settings.create(tree, Path(work))
                               .has_tcp_ao for tree in TREES},
-                             {'6.1': False, '6.12': True})
+                             {'6.1': False, '6.12': True, '7.3': True})
 
     def test_6_12_with_its_ao_records(self) -> None:
         out = self.sweep_step('6.12', ao_records=True)
