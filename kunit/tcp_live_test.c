@@ -527,9 +527,9 @@ static int tcp_live_listen(struct tcp_live *live)
 				      in->listen_maxseg);
 	if (!err && in->fastopen)
 		err = tcp_live_intopt(live->listener, TCP_FASTOPEN, 8);
+	/* struct sockaddr on 6.1 and 6.12, sockaddr_unsized on 7.3 */
 	if (!err)
-		err = kernel_bind(live->listener,
-				  (struct sockaddr *)&live->addr,
+		err = kernel_bind(live->listener, (void *)&live->addr,
 				  live->addrlen);
 	if (!err)
 		err = kernel_listen(live->listener, 8);
@@ -571,8 +571,7 @@ static int tcp_live_connect(struct tcp_live *live, const void *buf,
 	if (!err && in->fastopen)
 		err = tcp_live_intopt(live->client, TCP_FASTOPEN_CONNECT, 1);
 	if (!err)
-		err = kernel_connect(live->client,
-				     (struct sockaddr *)&live->addr,
+		err = kernel_connect(live->client, (void *)&live->addr,
 				     live->addrlen, 0);
 	if (!err && in->fastopen)
 		err = tcp_live_send(live->client, buf, len);

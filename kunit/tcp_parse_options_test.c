@@ -41,6 +41,7 @@ struct tcp_parse_result {
 	s8 fo_len;		/* its length, -1: invalid */
 	bool fo_exp;		/* from the experimental kind 254 */
 	bool unknown;		/* saw_unknown */
+	u8 accecn_off;		/* AccECN option offset from th, 0: none */
 };
 
 struct tcp_parse_case {
@@ -315,6 +316,9 @@ static void tcp_parse_run(struct tcp_parse_input *p, const u8 *opts,
 		.fo_len = foc.len != S8_MAX ? foc.len : 0,
 		.fo_exp = foc.len != S8_MAX && foc.exp,
 		.unknown = rx.saw_unknown,
+#ifdef TCPOPT_ACCECN0
+		.accecn_off = rx.accecn,
+#endif
 	};
 }
 
@@ -326,7 +330,7 @@ static bool tcp_parse_equal(const struct tcp_parse_result *a,
 	       a->tsval == b->tsval && a->tsecr == b->tsecr &&
 	       a->sack_off == b->sack_off && a->fo == b->fo &&
 	       a->fo_len == b->fo_len && a->fo_exp == b->fo_exp &&
-	       a->unknown == b->unknown;
+	       a->unknown == b->unknown && a->accecn_off == b->accecn_off;
 }
 
 #define TCP_PARSE_TEXT_LEN	96
@@ -354,6 +358,9 @@ static void tcp_parse_describe(const struct tcp_parse_result *r, char *buf)
 	if (r->fo)
 		n += scnprintf(buf + n, TCP_PARSE_TEXT_LEN - n, ",%s len %d",
 			       r->fo_exp ? "FOEXP" : "FO", r->fo_len);
+	if (r->accecn_off)
+		n += scnprintf(buf + n, TCP_PARSE_TEXT_LEN - n,
+			       ",AccECN at %u", r->accecn_off);
 	if (r->unknown)
 		n += scnprintf(buf + n, TCP_PARSE_TEXT_LEN - n, ",unknown");
 	if (!n)
@@ -434,6 +441,13 @@ static void tcp_parse_ref_option(u8 kind, u8 olen, const u8 *val,
 			r->fo_len = cookie == 0 || (cookie >= 4 && cookie <= 16) ?
 				    cookie : -1;
 		}
+#ifdef TCPOPT_ACCECN0
+	} else if (kind == TCPOPT_ACCECN0 || kind == TCPOPT_ACCECN1) {
+		/* RFC 9768 3.2.3: kinds 172 and 174, on any segment; the
+		 * receiver reads the fields later, from this offset.
+		 */
+		r->accecn_off = sizeof(struct tcphdr) + off;
+#endif
 	} else if (kind == TCPOPT_MSS || kind == TCPOPT_WINDOW ||
 		   kind == TCPOPT_SACK_PERM || kind == TCPOPT_TIMESTAMP ||
 		   (kind == TCPOPT_MD5SIG && IS_ENABLED(CONFIG_TCP_MD5SIG)) ||

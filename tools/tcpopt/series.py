@@ -175,14 +175,20 @@ def regen(settings: Settings) -> List[Path]:
     return written
 
 
+def options(kunitconfig: str) -> set:
+    """The CONFIG_ lines of a .kunitconfig, comments left out."""
+    return {line.strip() for line in kunitconfig.splitlines()
+            if line.strip() and not line.lstrip().startswith('#')}
+
+
 def kunitconfig_problems(settings: Settings, tree: Path) -> List[str]:
     """The series' net/ipv4/.kunitconfig must be the harness's own."""
     shipped = tree / OVERLAY_DIR / '.kunitconfig'
     if not shipped.is_file():
         return [f'the series adds no {OVERLAY_DIR}/.kunitconfig']
-    want = set(settings.kunitconfig.read_text().split()) | \
+    want = options(settings.kunitconfig.read_text()) | \
         set(TREE_KCONFIG.get(settings.tree, []))
-    have = set(shipped.read_text().split())
+    have = options(shipped.read_text())
     problems = []
     if want - have:
         problems.append(f'{OVERLAY_DIR}/.kunitconfig lacks '
