@@ -28,8 +28,10 @@ TREE_KCONFIG = {
     '7.3': ['CONFIG_TCP_AO=y'],
 }
 DEFAULT_TREE = '6.1'
-# The trees ./run.sh test covers when no --tree is given.
-TEST_TREES = ('6.1', '6.12')
+# The trees ./run.sh test covers when no --tree is given, and those it
+# runs the build-heavy steps on (cli.tree_steps).
+TEST_TREES = ('6.1', '6.12', '7.3')
+FULL_CHECK_TREES = ('6.1', '6.12')
 
 # The Kconfig symbol the series adds; off in production builds.
 TEST_KCONFIG = 'TCP_OPTIONS_KUNIT_TEST'
