@@ -530,8 +530,11 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
                         choices=sorted(COMMANDS),
                         help='run: build, run the suites and print the layout '
                         'table (default); test: the test command (host unit '
-                        'tests, KUnit, zero-delta check, checkpatch, '
-                        'bisectability, mutants, bisect demo); mutants: the '
+                        'tests; per tree KUnit, sweep, golden layouts, '
+                        'tshark, capture, series check, export with '
+                        'checkpatch; on 6.1 and 6.12 zero-delta, plain '
+                        'kunit.py, Kconfig matrix, bisectability, mutants; '
+                        'on 6.1 the bisect demo and sanitizers); mutants: the '
                         'kill matrix of kernel-patches/regressions/; '
                         'bisect-demo: git bisect run tools/bisect-layout on a '
                         'synthetic history; layouts: check docs/layouts/ '
