@@ -140,9 +140,9 @@ def check(settings: Settings) -> List[str]:
         for section in patch.sections:
             if section.creates:
                 created[section.path] = path
-        if regenerate(patch, sources).render() != path.read_text():
-            stale = [s.path for s, n in zip(patch.sections,
-                                             regenerate(patch, sources).sections)
+        fresh = regenerate(patch, sources)
+        if fresh.render() != path.read_text():
+            stale = [s.path for s, n in zip(patch.sections, fresh.sections)
                      if s.text != n.text]
             problems.append(f'{display(path)}: {", ".join(stale)} differs '
                             'from kunit/: run ./run.sh series --regen')
@@ -279,8 +279,8 @@ def ensure_git_base(settings: Settings) -> Path:
 
 def reset_to_base(repo: Path) -> None:
     """Back to the pristine commit, with nothing else in the tree."""
-    git(repo, 'am', '--abort', what='git am --abort') \
-        if (repo / '.git' / 'rebase-apply').exists() else None
+    if (repo / '.git' / 'rebase-apply').exists():     # a git am cut short
+        git(repo, 'am', '--abort', what='git am --abort')
     git(repo, 'checkout', '-q', '-f', '--detach', BASE_BRANCH)
     git(repo, 'clean', '-q', '-f', '-d', '-x')
 
