@@ -18,12 +18,11 @@ import os
 import re
 import shlex
 import signal
-import statistics
 import subprocess
 import sys
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional
 
@@ -31,6 +30,7 @@ from . import accel, hotpath, kconfig_costs, ktap, perfreport, worktree
 from .expected import expected_cases
 from .kernel import interrupted_by, run_kunit
 from .report import judge
+from .perfreport import Boots, Row
 from .settings import Settings
 
 # Targets from the issue, in seconds, on the 2-core machine.
@@ -93,40 +93,6 @@ class Timing:
         total = self.hits + self.misses
         share = f' ({100 * self.hits / total:.0f} % hits)' if total else ''
         return f'ccache {self.hits} hits, {self.misses} misses{share}'
-
-
-@dataclass
-class Row:
-    """One line of the developer-loop table."""
-
-    what: str
-    how: str
-    seconds: Optional[float]
-    target: Optional[float] = None
-    notes: List[str] = field(default_factory=list)
-    failed: bool = False
-
-    @property
-    def met(self) -> str:
-        if self.failed or self.seconds is None:
-            return 'no' if self.target else ''
-        if self.target is None:
-            return ''
-        return 'yes' if self.seconds <= self.target else 'no'
-
-
-@dataclass
-class Boots:
-    """kunit.py exec, booting the built kernel to its verdict."""
-
-    accel: str
-    seconds: List[float] = field(default_factory=list)
-    failures: int = 0
-    unavailable: str = ''           # why this accelerator was not used
-
-    @property
-    def median(self) -> Optional[float]:
-        return statistics.median(self.seconds) if self.seconds else None
 
 
 def ccache_counts(stats: Path) -> tuple[Optional[int], Optional[int]]:

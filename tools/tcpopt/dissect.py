@@ -16,11 +16,10 @@ import tempfile
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from .errors import HarnessError
 from .ktap import Run
-from .layouts import Row, rows
 
 TSHARK_PACKAGE = 'tshark'
 
@@ -412,25 +411,30 @@ def check_packets(items: Sequence[Tuple[Packet, str]]) -> List[str]:
     return problems
 
 
-def _kind(row: Row) -> str:
-    """The packet kind from the row's inputs; without them, MSS means a
+def _kind(inputs: Dict[str, str], layout: str) -> str:
+    """The packet kind from the case's inputs; without them, MSS means a
     SYN (only SYNs carry MSS in these suites)."""
-    kind = row.inputs.get('kind')
+    kind = inputs.get('kind')
     if kind:
         return kind
-    return 'syn' if re.search(r'(^|,)mss ', row.layout or '') else \
-        'established'
+    return 'syn' if re.search(r'(^|,)mss ', layout) else 'established'
 
 
 def check_with_tshark(run: Run) -> List[str]:
-    """Problems where tshark and the layout lines disagree; [] if none."""
+    """Problems where tshark and the layout lines disagree; [] if none.
+
+    Each layout is named like its picture in docs/layouts (case, case-2).
+    The run is read here, not through layouts.rows(): layouts.py imports
+    this module, and the two must not import each other."""
     find_tshark()
     items, problems = [], []
-    for row in rows(run):
-        if row.layout is None:
-            continue
-        if row.words is None:
-            problems.append(f'{row.stem}: no "# words:" line to dissect')
-            continue
-        items.append((Packet(row.stem, row.data, _kind(row)), row.layout))
+    for case in run.cases:
+        for index, layout in enumerate(case.layouts):
+            name = case.name + (f'-{index + 1}' if index else '')
+            if index >= len(case.words):
+                problems.append(f'{name}: no "# words:" line to dissect')
+                continue
+            inputs = case.inputs[index] if index < len(case.inputs) else {}
+            data = bytes.fromhex(''.join(case.words[index]))
+            items.append((Packet(name, data, _kind(inputs, layout)), layout))
     return problems + check_packets(items)

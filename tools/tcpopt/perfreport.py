@@ -8,19 +8,51 @@ from __future__ import annotations
 
 import datetime
 import os
+import statistics
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional
 
 from .hotpath import HotPath, Scaling
 from .kconfig_costs import Cost, delta, effect
 from .settings import REPO
 
-if TYPE_CHECKING:
-    from .bench import Boots, Row
-
 DOC = REPO / 'docs' / 'performance.md'
+
+
+@dataclass
+class Row:
+    """One line of the developer-loop table."""
+
+    what: str
+    how: str
+    seconds: Optional[float]
+    target: Optional[float] = None
+    notes: List[str] = field(default_factory=list)
+    failed: bool = False
+
+    @property
+    def met(self) -> str:
+        if self.failed or self.seconds is None:
+            return 'no' if self.target else ''
+        if self.target is None:
+            return ''
+        return 'yes' if self.seconds <= self.target else 'no'
+
+
+@dataclass
+class Boots:
+    """kunit.py exec, booting the built kernel to its verdict."""
+
+    accel: str
+    seconds: List[float] = field(default_factory=list)
+    failures: int = 0
+    unavailable: str = ''           # why this accelerator was not used
+
+    @property
+    def median(self) -> Optional[float]:
+        return statistics.median(self.seconds) if self.seconds else None
 
 
 @dataclass
@@ -29,8 +61,8 @@ class Report:
     machine: Dict[str, str]
     tree: str
     qemu: str
-    rows: List['Row'] = field(default_factory=list)
-    boots: List['Boots'] = field(default_factory=list)
+    rows: List[Row] = field(default_factory=list)
+    boots: List[Boots] = field(default_factory=list)
     hot: Optional[HotPath] = None
     costs: List[Cost] = field(default_factory=list)
 
@@ -109,7 +141,7 @@ def spread(values: List[float]) -> str:
     return f'{min(values):.1f}–{max(values):.1f}' if values else '—'
 
 
-def boot_cells(boot: 'Boots') -> List[str]:
+def boot_cells(boot: Boots) -> List[str]:
     if boot.unavailable:
         return [boot.accel, '0', '—', '—',
                 f'not available ({boot.unavailable})']
@@ -153,7 +185,7 @@ def cost_cells(costs: List[Cost]) -> List[List[str]]:
     return cells
 
 
-def row_cells(row: 'Row') -> List[str]:
+def row_cells(row: Row) -> List[str]:
     return [row.what, row.how, seconds(row.seconds), target(row.target),
             row.met, '; '.join(row.notes)]
 

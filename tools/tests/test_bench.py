@@ -313,7 +313,7 @@ class RunLoggedTest(unittest.TestCase):
         proc.send_signal.assert_called_once_with(signal.SIGTERM)
 
 
-def sample_report(rows: Optional[List[bench.Row]] = None) -> perfreport.Report:
+def sample_report(rows: Optional[List[perfreport.Row]] = None) -> perfreport.Report:
     with open(DATA / 'bench-pristine.log') as lines:
         pristine = hotpath.parse(lines)
     with open(DATA / 'bench-patched.log') as lines:
@@ -330,10 +330,10 @@ def sample_report(rows: Optional[List[bench.Row]] = None) -> perfreport.Report:
         tree='linux-source-6.1 6.1.192',
         qemu='QEMU: tcg (/dev/kvm opens, but the probe boot failed)',
         rows=rows if rows is not None else [
-            bench.Row('warm, no change', '`./run.sh --tree 6.1` again', 6.7,
+            perfreport.Row('warm, no change', '`./run.sh --tree 6.1` again', 6.7,
                       15.0, ['QEMU: tcg (x)'])],
-        boots=[bench.Boots('tcg', [11.0, 12.5, 11.8]),
-               bench.Boots('kvm', unavailable='/dev/kvm: x')],
+        boots=[perfreport.Boots('tcg', [11.0, 12.5, 11.8]),
+               perfreport.Boots('kvm', unavailable='/dev/kvm: x')],
         hot=hot,
         costs=[Cost('', 150.0, True, 2000),
                Cost('CONFIG_TCP_MD5SIG', 140.0, True, 1990)])
@@ -380,7 +380,7 @@ class ReportTest(unittest.TestCase):
 
     def test_ok_means_every_run_worked(self) -> None:
         self.assertTrue(sample_report().ok)
-        failed = bench.Row('cold', 'x', 1.0, failed=True)
+        failed = perfreport.Row('cold', 'x', 1.0, failed=True)
         self.assertFalse(sample_report([failed]).ok)
 
     def test_write_replaces_whole_and_leaves_no_temp(self) -> None:
@@ -422,7 +422,7 @@ class MainTest(BenchTestCase):
         doc = self.root / 'performance.md'
         hot = sample_report().hot
         with mock.patch('tcpopt.bench.boot_rows',
-                        return_value=[bench.Boots('tcg', [10.0])]), \
+                        return_value=[perfreport.Boots('tcg', [10.0])]), \
                 mock.patch('tcpopt.bench.accel.choose',
                            return_value=Accel('tcg', 'test')), \
                 mock.patch('tcpopt.bench.worktree.ensure_pristine'), \
