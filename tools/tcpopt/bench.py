@@ -6,10 +6,11 @@ a cold work dir with an empty and with a warm ccache, a second run with
 nothing changed, an edit of a kunit/ source and of tcp_output.c. Then
 the built kernel is booted to its verdict under TCG and, when the probe
 says it works, KVM; the tcp_opt_bench suite compares the pristine and
-the patched tree (hotpath.py). docs/performance.md gets the numbers.
+the patched tree (hotpath.py).
 
-An edit is undone in a finally block and its original kept in the work
-dir until then, so even a killed bench is undone by the next one.
+The bench never writes to the checkout: the kunit/ edit goes to a
+throw-away copy under the work dir (TCPOPT_KUNIT_DIR points run.sh at it),
+and the document to <work dir>/bench/performance.md.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -42,7 +45,7 @@ BOOTS = 3
 STOP_WAIT = 60
 QEMU_LINE = re.compile(r'^QEMU: (?P<accel>\w+) \((?P<reason>.*)\)$', re.M)
 EDITED_SOURCE = 'tcp_options_test.c'
-EDIT_MARK = './run.sh bench: a throw-away edit'
+EDIT_MARK = './run.sh bench: a throw-away edit, undone at its end'
 
 Runner = Callable[[List[str], Dict[str, str], Path], int]
 
@@ -204,94 +207,39 @@ def cold_row(bench: Bench, warm_ccache: bool) -> Row:
 def edit_text(nonce: int) -> str:
     """A line of code, not a comment: the preprocessor drops comments, and
     ccache would then serve the old object instead of a compile."""
-    return (f'/* {EDIT_MARK}, undone at its end */\n'
+    return (f'/* {EDIT_MARK} */\n'
             f'static const int tcpopt_bench_edit_{nonce} __maybe_unused;\n')
 
 
-def write_bytes(path: Path, data: bytes) -> None:
-    """Whole or not at all, with the file's mode."""
-    tmp = path.with_name(f'.{path.name}.bench-new')
-    tmp.write_bytes(data)
-    if path.exists():
-        os.chmod(tmp, path.stat().st_mode & 0o7777)
-    tmp.rename(path)
-
-
-def backup_for(bench: Bench, path: Path) -> Path:
-    folder = bench.root / 'edits'
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder / ('_'.join(path.parts[1:]) + '.orig')
-
-
-def restore(path: Path, original: bytes, edited: bytes, backup: Path,
-            mtime_ns: Optional[int]) -> None:
-    """Put the original bytes back unless someone changed the file since."""
-    current = path.read_bytes() if path.is_file() else None
-    if current == edited:
-        write_bytes(path, original)
-        if mtime_ns is not None:
-            os.utime(path, ns=(mtime_ns, mtime_ns))
-    elif current != original:
-        say(f'{path} changed during the bench: left as it is; its original '
-            f'is in {backup}')
-        return
-    backup.unlink(missing_ok=True)
+def append_edit(path: Path) -> bytes:
+    """Append a line of code to path; return the bytes it had before."""
+    original = path.read_bytes()
+    path.write_bytes(original + edit_text(time.time_ns()).encode())
+    return original
 
 
 @contextmanager
-def edited(bench: Bench, path: Path, keep_mtime: bool) -> Iterator[None]:
-    """path with a line of code appended, restored byte for byte after.
-
-    keep_mtime puts the old mtime back too (a repo file: the harness
-    copies kunit/ by content). A file make reads keeps the restore's new
-    mtime, so make rebuilds the object it built from the edit.
-    """
-    original = path.read_bytes()
-    mtime = path.stat().st_mtime_ns if keep_mtime else None
-    backup = backup_for(bench, path)
-    write_bytes(backup, original)
-    changed = original + edit_text(time.time_ns()).encode()
-    write_bytes(path, changed)
-    try:
-        yield
-    finally:
-        restore(path, original, changed, backup, mtime)
+def kunit_copy(bench: Bench) -> Iterator[Path]:
+    """A throw-away copy of kunit/ under the work dir. The bench edits the
+    copy, never the checkout: a killed bench leaves nothing to undo, and
+    the next plain run.sh copies the checkout's bytes back into src/."""
+    bench.root.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix='kunit-', dir=bench.root) as tmp:
+        copy = Path(tmp) / 'kunit'
+        shutil.copytree(bench.settings.kunit_dir, copy)
+        yield copy
 
 
-def recover_edits(bench: Bench, paths: List[Path]) -> None:
-    """Undo the edit a killed bench left: a file that is its backup plus
-    our edit gets the backup's bytes back."""
-    for path in paths:
-        backup = backup_for(bench, path)
-        if not backup.is_file():
-            continue
-        original = backup.read_bytes()
-        current = path.read_bytes() if path.is_file() else b''
-        tail = current[len(original):]
-        if current.startswith(original) and EDIT_MARK.encode() in tail:
-            say(f'undoing the edit an interrupted bench left in {path}')
-            write_bytes(path, original)
-            backup.unlink()
-        elif current == original:
-            backup.unlink()
-        else:
-            say(f'{backup} is left from an interrupted bench, but {path} '
-                'changed since: compare them by hand')
+def not_measured(what: str, how: str, path: Path,
+                 target: Optional[float]) -> Row:
+    return Row(what, how, None, target, [f'not measured: no {path}'],
+               failed=True)
 
 
-def edit_paths(bench: Bench) -> List[Path]:
-    return [bench.settings.kunit_dir / EDITED_SOURCE,
-            bench.settings.source / 'net/ipv4/tcp_output.c']
-
-
-def edit_row(bench: Bench, name: str, path: Path, what: str, how: str,
-             target: Optional[float], keep_mtime: bool) -> Row:
-    if not path.is_file():
-        return Row(what, how, None, target, [f'not measured: no {path}'],
-                   failed=True)
-    with edited(bench, path, keep_mtime):
-        timing = bench.run_sh(name)
-    # Back to the unedited tree before the next measurement.
+def undone_row(bench: Bench, name: str, what: str, how: str,
+               timing: Timing, target: Optional[float]) -> Row:
+    """The edit's row; run.sh once more first, back on the unedited
+    sources, so the next measurement starts clean."""
     undo = bench.run_sh(f'{name}-undo')
     result = row(what, how, timing, target,
                  f'the run after undoing it: {undo.seconds:.1f} s')
@@ -299,18 +247,38 @@ def edit_row(bench: Bench, name: str, path: Path, what: str, how: str,
     return result
 
 
+def kunit_edit_row(bench: Bench) -> Row:
+    what = 'edit loop: a kunit/ test source'
+    how = (f'a line of code appended to a copy of kunit/{EDITED_SOURCE}, '
+           f'then `TCPOPT_KUNIT_DIR=<copy> {shell_words({}, bench.argv())}`')
+    if not (bench.settings.kunit_dir / EDITED_SOURCE).is_file():
+        return not_measured(what, how, bench.settings.kunit_dir /
+                            EDITED_SOURCE, TARGET_EDIT)
+    with kunit_copy(bench) as copy:
+        append_edit(copy / EDITED_SOURCE)
+        timing = bench.run_sh('edit-kunit', TCPOPT_KUNIT_DIR=str(copy))
+    return undone_row(bench, 'edit-kunit', what, how, timing, TARGET_EDIT)
+
+
+def output_edit_row(bench: Bench) -> Row:
+    """tcp_output.c of the work tree (not tracked); put back in a finally
+    block, with a new mtime so make rebuilds the object from it."""
+    path = bench.settings.source / 'net/ipv4/tcp_output.c'
+    what = 'edit loop: net/ipv4/tcp_output.c'
+    how = (f'a line of code appended to {worktree.display(path)}, then '
+           f'`{shell_words({}, bench.argv())}`')
+    if not path.is_file():
+        return not_measured(what, how, path, None)
+    original = append_edit(path)
+    try:
+        timing = bench.run_sh('edit-tcp-output')
+    finally:
+        path.write_bytes(original)
+    return undone_row(bench, 'edit-tcp-output', what, how, timing, None)
+
+
 def edit_rows(bench: Bench) -> List[Row]:
-    kunit_file, output_c = edit_paths(bench)
-    command = shell_words({}, bench.argv())
-    return [
-        edit_row(bench, 'edit-kunit', kunit_file, 'edit loop: a kunit/ test '
-                 'source', f'a line of code appended to kunit/{EDITED_SOURCE}'
-                 f', then `{command}`', TARGET_EDIT, keep_mtime=True),
-        edit_row(bench, 'edit-tcp-output', output_c, 'edit loop: '
-                 'net/ipv4/tcp_output.c', 'a line of code appended to '
-                 f'{worktree.display(output_c)}, then `{command}`', None,
-                 keep_mtime=False),
-    ]
+    return [kunit_edit_row(bench), output_edit_row(bench)]
 
 
 # --- QEMU boot to verdict ----------------------------------------------------
@@ -361,18 +329,18 @@ def boot_rows(bench: Bench, run: Callable = run_kunit,
 # --- the whole bench ---------------------------------------------------------
 
 def main(settings: Settings, argv: List[str], costs: bool = False,
-         runner: Runner = run_logged,
-         doc: Path = perfreport.DOC) -> int:
-    """Every measurement in one go; the table, then docs/performance.md."""
+         runner: Runner = run_logged, doc: Optional[Path] = None) -> int:
+    """Every measurement in one go; the table, then the document, in the
+    work dir: docs/performance.md is a copy of it, made by hand."""
     bench = Bench(settings, runner)
-    recover_edits(bench, edit_paths(bench))
+    doc = doc or bench.root / 'performance.md'
     command = shell_words({}, ['./run.sh'] + argv)
     machine = perfreport.machine(settings.repo)
     with interrupted_by(signal.SIGHUP, signal.SIGTERM):
         report = measure(bench, command, machine, costs)
     print(perfreport.terminal(report))
     perfreport.write(doc, perfreport.render(report))
-    say(f'wrote {worktree.display(doc)}')
+    say(f'wrote {doc} (cp it to docs/performance.md to commit it)')
     return 0 if report.ok else 1
 
 

@@ -16,6 +16,12 @@ Built alone, the benchmark has no sweep to scale: the sweep-scale case
 exists only where tcp_options_test.c includes the benchmark, which is
 the main build. That kernel, already built, is booted once more with
 the benchmark suite alone (kunit.py exec, no build).
+
+The ratios are findings, not a verdict: under TCG their spread (68-103 %)
+is wider than anything the series could change, so a pass/fail on them
+could not fail. What the series costs with the tests off is settled by the
+zero-delta check (bloat.py): tcp_output.o's .text is byte for byte the
+pristine tree's.
 """
 
 from __future__ import annotations
@@ -43,7 +49,6 @@ BENCH_LINE = re.compile(PREFIX + r'bench: (?P<layout>\S+) (?P<function>\S+) '
 SCALE_LINE = re.compile(PREFIX + r'sweep-scale: (?P<factor>\d+)x '
                         r'(?P<combinations>\d+) combinations in '
                         r'(?P<us>\d+(?:\.\d+)?) us\s*$')
-MIN_REPS = 5
 # Boots per tree, alternating pristine and patched: under TCG one boot can
 # run 40 % faster than the next, so a single boot per tree says nothing.
 ROUNDS = 5
@@ -138,18 +143,6 @@ class Comparison:
         return [self.patched[rep] / self.pristine[rep]
                 for rep in sorted(set(self.pristine) & set(self.patched))
                 if self.pristine[rep]]
-
-    @property
-    def ok(self) -> bool:
-        return self.reps >= MIN_REPS and self.ratio <= 1 + self.noise
-
-    def verdict(self) -> str:
-        if self.reps < MIN_REPS:
-            return f'too few repetitions ({self.reps} < {MIN_REPS})'
-        if self.ok:
-            return 'ratio ≤ 1.00 within noise'
-        return (f'slower: {self.ratio:.3f} > 1 + noise '
-                f'{self.noise:.3f}')
 
 
 def round_median(samples: Dict[int, float], round_no: int) -> float:
@@ -339,10 +332,6 @@ class HotPath:
     scaling: Optional[Scaling] = None
     problem: str = ''
     notes: List[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not self.problem and all(c.ok for c in self.comparisons)
 
 
 def boot_side(settings: Settings, side: str, accel: Accel,

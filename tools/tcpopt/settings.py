@@ -173,7 +173,10 @@ class Settings:
 
     @property
     def kunit_dir(self) -> Path:
-        return self.repo / 'kunit'
+        """kunit/, or TCPOPT_KUNIT_DIR: the bench's throw-away copy of it,
+        which it edits instead of the checkout."""
+        return Path(os.environ.get('TCPOPT_KUNIT_DIR') or
+                    self.repo / 'kunit')
 
     @property
     def kunitconfig(self) -> Path:

@@ -95,6 +95,12 @@ class PathsTest(unittest.TestCase):
         self.assertEqual(s.kunit_dir, REPO / 'kunit')
         self.assertEqual(s.kunitconfig, REPO / '.kunitconfig')
 
+    def test_kunit_dir_default_and_the_bench_copy(self) -> None:
+        with mock.patch.dict(os.environ, {'TCPOPT_KUNIT_DIR': ''}):
+            self.assertEqual(self.settings.kunit_dir, REPO / 'kunit')
+        with mock.patch.dict(os.environ, {'TCPOPT_KUNIT_DIR': '/w/kunit'}):
+            self.assertEqual(self.settings.kunit_dir, Path('/w/kunit'))
+
     def test_tarball_default_and_override(self) -> None:
         with mock.patch.dict(os.environ, {'TCPOPT_TARBALL': ''}):
             self.assertEqual(self.settings.tarball,
