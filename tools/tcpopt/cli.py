@@ -209,7 +209,7 @@ def cmd_series(settings: Settings, action: str,
     return 1 if problems else 0
 
 
-def cmd_kconfig(settings: Settings, quick: bool = False) -> int:
+def cmd_kconfig(settings: Settings) -> int:
     tally = Tally()
     with worktree.locked(settings):
         worktree.prepare(settings)
@@ -219,7 +219,7 @@ def cmd_kconfig(settings: Settings, quick: bool = False) -> int:
     return 1 if tally.failed else 0
 
 
-def cmd_plain(settings: Settings, quick: bool = False) -> int:
+def cmd_plain(settings: Settings) -> int:
     tally = Tally()
     with worktree.locked(settings):
         export_step(settings, tally)
@@ -235,7 +235,7 @@ def mutants_step(settings: Settings, tally: Tally) -> bool:
     return all(result.killed for result in results)
 
 
-def cmd_mutants(settings: Settings, quick: bool = False) -> int:
+def cmd_mutants(settings: Settings) -> int:
     with worktree.locked(settings):
         worktree.prepare(settings)
         if not (settings.build_dir / '.config').is_file():
@@ -324,7 +324,7 @@ def capture_step(settings: Settings, tally: Tally) -> None:
     capture_report(settings, tally)
 
 
-def cmd_capture(settings: Settings, quick: bool = False) -> int:
+def cmd_capture(settings: Settings) -> int:
     with worktree.locked(settings):
         verdict = kunit_step(settings)
         heading(f'live capture: {capture.SUITE} on {settings.tree}')
@@ -385,7 +385,7 @@ def sanitize_step(settings: Settings, tally: Tally,
     return ok
 
 
-def cmd_run(settings: Settings, quick: bool = False,
+def cmd_run(settings: Settings,
             inject: Optional[List[Path]] = None) -> int:
     with worktree.locked(settings):
         if settings.sanitize:
@@ -404,7 +404,7 @@ def bisect_demo_step(settings: Settings, tally: Tally) -> bool:
     return result.ok
 
 
-def cmd_bisect_demo(settings: Settings, quick: bool = False) -> int:
+def cmd_bisect_demo(settings: Settings) -> int:
     with worktree.locked(settings):
         worktree.prepare(settings)
     return 0 if bisect_demo_step(settings, Tally()) else 1
@@ -502,7 +502,7 @@ def kunit_test_step(settings: Settings, tally: Tally) -> None:
         tally.add(False)
 
 
-def cmd_bench(settings: Settings, quick: bool = False, costs: bool = False,
+def cmd_bench(settings: Settings, costs: bool = False,
               argv: Optional[List[str]] = None) -> int:
     return bench.main(settings, argv or ['bench'], costs=costs)
 
@@ -518,23 +518,82 @@ def tree_order(name: str) -> tuple:
     return tuple(int(part) for part in name.split('.'))
 
 
+def step_titles(tree: str, demo: bool) -> List[str]:
+    settings = Settings(tree, Path('<work dir>'))
+    return [title for title, _ in tree_steps(settings, Tally(), demo)]
+
+
+def test_help() -> str:
+    """The test command's steps for --help, from tree_steps() itself, so
+    the help cannot fall behind the steps."""
+    every = step_titles(DEFAULT_TREE, demo=True)
+    light = [tree for tree in TEST_TREES if tree not in FULL_CHECK_TREES]
+    groups = [(f'on every tree ({", ".join(TEST_TREES)}), here '
+               f'{DEFAULT_TREE}:', len(step_titles(light[0], demo=False))
+               if light else 0),
+              (f'on {" and ".join(FULL_CHECK_TREES)} only:',
+               len(step_titles(DEFAULT_TREE, demo=False))),
+              ('on the first tree only, unless --quick:', len(every))]
+    lines = ['the test command (./run.sh test), in order:',
+             '  1. host tool unit tests']
+    start = 0
+    for head, end in groups:
+        lines.append(f'  {head}')
+        lines += [f'  {number}. {title}' for number, title in
+                  enumerate(every[start:end], start + 2)]
+        start = end
+    return '\n'.join(lines)
+
+
+# The commands each option applies to: with any other, it is an error
+# rather than silently ignored. --tree applies to every command.
+OPTION_COMMANDS = {
+    'quick': ('test',), 'sanitize': ('run',), 'inject': ('run', 'layouts'),
+    'compare': ('layouts',), 'update': ('layouts',),
+    'kunitconfig_costs': ('bench',), 'regen': ('series',),
+    'export': ('series',),
+}
+# Options that exclude each other: the first would silently win.
+EXCLUSIVE = (('regen', 'export'), ('compare', 'update'),
+             ('compare', 'inject'), ('compare', 'tree'))
+
+
+def flag(dest: str) -> str:
+    return '--' + dest.replace('_', '-')
+
+
+def usage_problem(args: argparse.Namespace) -> Optional[str]:
+    """Why these options do not fit together or the command; None if
+    they do."""
+    if args.tree and len(args.tree) > 1:
+        return f'--tree given {len(args.tree)} times ' \
+            f'({", ".join(args.tree)}): name one tree'
+    for dest, commands in OPTION_COMMANDS.items():
+        if getattr(args, dest) and args.command not in commands:
+            return f'{flag(dest)} only applies to ' + \
+                ' and '.join(f'./run.sh {name}' for name in commands)
+    for first, second in EXCLUSIVE:
+        if getattr(args, first) and getattr(args, second):
+            return f'{args.command}: give {flag(first)} or ' \
+                f'{flag(second)}, not both'
+    return None
+
+
 def parse_args(argv: List[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog='run.sh',
+        prog='run.sh', epilog=test_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         description='Build the TCP option KUnit suites on a Debian kernel '
         'tree and run them under QEMU.')
     parser.add_argument('--tree', choices=sorted(TREES, key=tree_order),
+                        action='append',
                         help=f'kernel tree (default {DEFAULT_TREE}; the test '
                         'command runs every tree unless one is named)')
     parser.add_argument('command', nargs='?', default='run',
                         choices=sorted(COMMANDS),
                         help='run: build, run the suites and print the layout '
-                        'table (default); test: the test command (host unit '
-                        'tests; per tree KUnit, sweep, golden layouts, '
-                        'tshark, capture, series check, export with '
-                        'checkpatch; on 6.1 and 6.12 zero-delta, plain '
-                        'kunit.py, Kconfig matrix, bisectability, mutants; '
-                        'on 6.1 the bisect demo and sanitizers); mutants: the '
+                        'table (default); test: the test command, its steps '
+                        'listed below; mutants: the '
                         'kill matrix of kernel-patches/regressions/; '
                         'bisect-demo: git bisect run tools/bisect-layout on a '
                         'synthetic history; layouts: check docs/layouts/ '
@@ -593,25 +652,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
     try:
-        if args.update and args.command != 'layouts':
-            raise HarnessError('--update only applies to ./run.sh layouts')
+        problem = usage_problem(args)
+        if problem:
+            raise UsageError(problem)
         # The test command covers every tree unless one is named.
-        names = [args.tree] if args.tree else \
-            (list(TEST_TREES) if args.command == 'test'
-             else [DEFAULT_TREE])
-        if args.sanitize and args.command != 'run':
-            raise HarnessError('--sanitize only applies to ./run.sh run')
-        if args.inject and args.command not in ('run', 'layouts'):
-            raise HarnessError('--inject only applies to ./run.sh run and '
-                               './run.sh layouts')
-        if args.kunitconfig_costs and args.command != 'bench':
-            raise HarnessError('--kunitconfig-costs only applies to ./run.sh '
-                               'bench')
-        if (args.regen or args.export) and args.command != 'series':
-            raise UsageError('--regen and --export only apply to ./run.sh '
-                             'series')
-        if args.regen and args.export:
-            raise UsageError('series: give --regen or --export, not both')
+        names = args.tree or \
+            (list(TEST_TREES) if args.command == 'test' else [DEFAULT_TREE])
         trees = [Settings.create(name, sanitize=args.sanitize)
                  for name in names]
         deps.ensure_packages(deps.required_packages(
@@ -621,9 +667,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 backports.ensure(settings.work_dir, settings.tree)
         if args.command == 'test':
             return cmd_test(trees, quick=args.quick)
-        if args.compare and args.command != 'layouts':
-            raise HarnessError('--compare only applies to ./run.sh layouts')
-        if args.command == 'layouts' and args.compare:
+        if args.compare:
             pair = [Settings.create(name) for name in args.compare]
             deps.ensure_packages(deps.required_packages(
                 *[p for s in pair for p in s.apt_packages]))
@@ -644,7 +688,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.command == 'bench':
             return cmd_bench(trees[0], costs=args.kunitconfig_costs,
                              argv=argv)
-        return COMMANDS[args.command](trees[0], quick=args.quick)
+        return COMMANDS[args.command](trees[0])
     except UsageError as error:
         print(f'run.sh: error: {error}', file=sys.stderr)
         return 2

@@ -530,7 +530,7 @@ class CommandLineTest(unittest.TestCase):
         args = cli.parse_args(['bench', '--tree', '6.12',
                                '--kunitconfig-costs'])
         self.assertEqual((args.command, args.tree, args.kunitconfig_costs),
-                         ('bench', '6.12', True))
+                         ('bench', ['6.12'], True))
 
     def test_kunitconfig_costs_needs_the_bench_command(self) -> None:
         import contextlib
@@ -539,7 +539,7 @@ class CommandLineTest(unittest.TestCase):
         with contextlib.redirect_stderr(err):
             status = cli.main(['run', '--kunitconfig-costs'])
         self.assertEqual((status, err.getvalue().strip()),
-                         (1, 'run.sh: error: --kunitconfig-costs only applies '
+                         (2, 'run.sh: error: --kunitconfig-costs only applies '
                           'to ./run.sh bench'))
 
     def test_tools_bench_calls_run_sh_bench(self) -> None:

@@ -52,7 +52,7 @@ class ParseArgsTest(unittest.TestCase):
 
     def test_test_command_and_tree(self) -> None:
         args = cli.parse_args(['--tree', '6.1', 'test'])
-        self.assertEqual((args.command, args.tree), ('test', '6.1'))
+        self.assertEqual((args.command, args.tree), ('test', ['6.1']))
 
     def test_unknown_command_exits(self) -> None:
         import contextlib
@@ -68,8 +68,25 @@ class ParseArgsTest(unittest.TestCase):
                           'test'])
 
 
+class TestHelpTest(unittest.TestCase):
+
+    def test_help_lists_every_step_of_the_test_command(self) -> None:
+        import contextlib
+        import io
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), self.assertRaises(SystemExit):
+            cli.parse_args(['test', '--help'])
+        text = out.getvalue()
+        titles = cli.step_titles(DEFAULT_TREE, demo=True)
+        self.assertEqual(len(titles), 14)
+        self.assertIn('  1. host tool unit tests\n', text)
+        for number, title in enumerate(titles, 2):
+            self.assertIn(f'  {number}. {title}\n', text)
+
+
 class MisusedOptionsTest(unittest.TestCase):
-    """Options that do not fit the command: one line, exit 1, nothing run."""
+    """An option the command does not take: one line, exit 2, nothing
+    built or installed (main stops before the tree and the packages)."""
 
     def main(self, *argv: str) -> tuple:
         import contextlib
@@ -79,15 +96,77 @@ class MisusedOptionsTest(unittest.TestCase):
             status = cli.main(list(argv))
         return status, err.getvalue().strip()
 
-    def test_sanitize_needs_the_run_command(self) -> None:
-        self.assertEqual(self.main('--sanitize', 'mutants'),
-                         (1, 'run.sh: error: --sanitize only applies to '
-                          './run.sh run'))
+    def assert_rejected(self, argv: str, message: str) -> None:
+        from unittest import mock
+        with mock.patch('tcpopt.settings.Settings.create',
+                        side_effect=AssertionError('got past usage')):
+            self.assertEqual(self.main(*argv.split()),
+                             (2, f'run.sh: error: {message}'))
 
-    def test_inject_needs_run_or_layouts(self) -> None:
-        self.assertEqual(self.main('--inject', 'x.patch', 'bisect-demo'),
-                         (1, 'run.sh: error: --inject only applies to '
-                          './run.sh run and ./run.sh layouts'))
+    def test_compare_with_test(self) -> None:
+        self.assert_rejected('test --compare 6.1 6.12',
+                             '--compare only applies to ./run.sh layouts')
+
+    def test_quick_outside_test(self) -> None:
+        for argv in ('--quick', 'run --quick', 'mutants --quick',
+                     'bench --quick'):
+            with self.subTest(argv):
+                self.assert_rejected(argv,
+                                     '--quick only applies to ./run.sh test')
+
+    def test_a_repeated_tree(self) -> None:
+        self.assert_rejected('--tree 6.1 test --tree 6.12',
+                             '--tree given 2 times (6.1, 6.12): name one '
+                             'tree')
+
+    def test_the_same_tree_twice(self) -> None:
+        self.assert_rejected('--tree 6.1 --tree 6.1',
+                             '--tree given 2 times (6.1, 6.1): name one tree')
+
+    def test_sanitize_outside_run(self) -> None:
+        for command in ('test', 'mutants', 'layouts', 'bench', 'capture'):
+            with self.subTest(command):
+                self.assert_rejected(f'--sanitize {command}',
+                                     '--sanitize only applies to ./run.sh '
+                                     'run')
+
+    def test_inject_outside_run_and_layouts(self) -> None:
+        self.assert_rejected('--inject x.patch bisect-demo',
+                             '--inject only applies to ./run.sh run and '
+                             './run.sh layouts')
+
+    def test_update_outside_layouts(self) -> None:
+        self.assert_rejected('test --update',
+                             '--update only applies to ./run.sh layouts')
+
+    def test_kunitconfig_costs_outside_bench(self) -> None:
+        self.assert_rejected('run --kunitconfig-costs',
+                             '--kunitconfig-costs only applies to ./run.sh '
+                             'bench')
+
+    def test_regen_and_export_outside_series(self) -> None:
+        self.assert_rejected('test --regen',
+                             '--regen only applies to ./run.sh series')
+        self.assert_rejected('--export /tmp/x',
+                             '--export only applies to ./run.sh series')
+
+    def test_regen_with_export(self) -> None:
+        self.assert_rejected('series --regen --export /tmp/x',
+                             'series: give --regen or --export, not both')
+
+    def test_compare_with_update_inject_or_tree(self) -> None:
+        for other in ('--update', '--inject x.patch', '--tree 6.12'):
+            with self.subTest(other):
+                self.assert_rejected(
+                    f'layouts --compare 6.1 6.12 {other}',
+                    f'layouts: give --compare or {other.split()[0]}, not '
+                    'both')
+
+    def test_every_option_with_a_command_list_is_checked(self) -> None:
+        args = cli.parse_args([])
+        self.assertLessEqual(set(cli.OPTION_COMMANDS), set(vars(args)))
+        self.assertEqual(set(vars(args)) - set(cli.OPTION_COMMANDS),
+                         {'command', 'tree'})
 
     def test_inject_of_a_missing_file(self) -> None:
         import os
