@@ -60,6 +60,20 @@
 #define SACK4_START		0x00007000
 #define SACK4_END		0x00008000
 
+/* AccECN (RFC 9768): the fields carry the low 24 bits of byte counters
+ * that start at 1 (EE0B, EE1B) and 0 (ECEB) (section 3.2.1), in the
+ * order EE1B, ECEB, EE0B of option kind 174 (section 3.2.3). The bytes
+ * the connection counted: ECT(1) past 2^24, to show the field wraps.
+ */
+#define ACCECN_E1B		0x111111
+#define ACCECN_CEB		0x222222
+#define ACCECN_E0B		0x333333
+#define ACCECN_ECT1_BYTES	(BIT(24) + ACCECN_E1B - 1)
+#define ACCECN_CE_BYTES		ACCECN_CEB
+#define ACCECN_ECT0_BYTES	(ACCECN_E0B - 1)
+/* A SYN-ACK reports the initial values: EE1B 1, ECEB 0, EE0B 1. */
+#define ACCECN_SYNACK_E1B	1
+
 /* The mss_cache tcp_current_mss() starts from in established cases. */
 #define EST_MSS_CACHE		1000
 
@@ -818,6 +832,247 @@ static const struct tcp_opt_case tcp_opt_established_cases[] = {
 	},
 };
 
+/* AccECN (RFC 9768 section 3.2.3): Linux sends kind 174, EE1B, ECEB,
+ * EE0B, right after TS, and fits as many fields as the space left allows
+ * (tcp_options_fit_accecn()). An option that does not end on a word
+ * boundary gives its spare bytes to the NOPs of the SACK_PERM, WSCALE or
+ * SACK word that follows, a 2-byte leftover never to the single NOP
+ * before WSCALE, and is NOP-padded when nothing can take them. The
+ * tcp_ecn_option sysctl (Documentation/networking/ip-sysctl.rst): 0
+ * never, 1 only when an option is owed (the beacon sysctl is 0 here),
+ * 2 always, 3 always even after a send failure. Only 6.18 and later.
+ */
+#define ECN_OPTION_OFF		0
+#define ECN_OPTION_MINIMUM	1
+#define ECN_OPTION_FULL		2
+#define ECN_OPTION_PERSIST	3
+
+#define ACCECN_SYNACK_IN						\
+	.pkt = TCP_OPT_SYNACK, .mss = 1460, .wscale = 7, .accecn = 1,	\
+	.ecn_option = ECN_OPTION_FULL
+#define ACCECN_EST_IN							\
+	.pkt = TCP_OPT_ESTABLISHED, .ts = 1, .accecn = 1,		\
+	.ecn_option = ECN_OPTION_FULL
+
+/* <AccECN1 e1b 1 ceb 0 e0b 1>, the initial values a SYN-ACK reports. */
+#define ACCECN_SYNACK_3_FIELDS	0xae0b0000, 0x01000000, 0x00000101
+/* <AccECN1 e1b 1118481 ceb 2236962 e0b 3355443,nop> */
+#define ACCECN_EST_3_FIELDS	0xae0b1111, 0x11222222, 0x33333301
+/* <AccECN1 e1b 1118481 ceb 2236962> */
+#define ACCECN_EST_2_FIELDS	0xae081111, 0x11222222
+#define EST_TS_WORDS		0x0101080a, EST_TSVAL, EST_TSECR
+#define SYNACK_TS_WORDS		0x0402080a, SYNACK_TSVAL, SYNACK_TSECR
+
+static const struct tcp_opt_case tcp_opt_accecn_cases[] = {
+	{
+		/* WSCALE's NOP saves 1 byte, 11 need 12: one NOP of pad. */
+		.name = "accecn_synack_ts_sack_ws",
+		.in = { ACCECN_SYNACK_IN, .ts = 1, .sack = 1, .ws = 1 },
+		.out = { .size = 32, .words = {
+			0x020405b4, SYNACK_TS_WORDS, ACCECN_SYNACK_3_FIELDS,
+			0x01030307 } },
+	},
+	{
+		/* SACK_PERM without TS saves 2 bytes: still one NOP short. */
+		.name = "accecn_synack_sack_ws_no_ts",
+		.in = { ACCECN_SYNACK_IN, .sack = 1, .ws = 1 },
+		.out = { .size = 24, .words = {
+			0x020405b4, ACCECN_SYNACK_3_FIELDS, 0x01010402,
+			0x01030307 } },
+	},
+	{
+		/* 4 bytes left: one field, its last byte (01) in the NOP
+		 * before WSCALE.
+		 */
+		.name = "accecn_synack_fo12_one_field",
+		.in = { ACCECN_SYNACK_IN, .ts = 1, .sack = 1, .ws = 1,
+			.fo = TCP_OPT_FO_RFC7413, .fo_len = 12 },
+		.out = { .size = 40, .words = {
+			0x020405b4, SYNACK_TS_WORDS, 0xae050000, 0x01030307,
+			0x220ec0c1, 0xc2c3c4c5, 0xc6c7c8c9, 0xcacb0101 } },
+	},
+	{
+		/* 4 bytes left and nothing to combine with: the bare option
+		 * and two NOPs, before Fast Open.
+		 */
+		.name = "accecn_synack_fo16_zero_fields",
+		.in = { ACCECN_SYNACK_IN, .ts = 1, .sack = 1,
+			.fo = TCP_OPT_FO_RFC7413, .fo_len = 16 },
+		.out = { .size = 40, .words = {
+			0x020405b4, SYNACK_TS_WORDS, 0xae020101, 0x2212c0c1,
+			0xc2c3c4c5, 0xc6c7c8c9, 0xcacbcccd, 0xcecf0101 } },
+	},
+	{
+		/* TCP-AO drops TS next to SACK: 8 bytes, two fields. */
+		.name = "accecn_synack_ao_two_fields",
+		.in = { ACCECN_SYNACK_IN, .ts = 1, .sack = 1, .ws = 1,
+			.ao_maclen = 16 },
+		.out = { .size = 40, .words = {
+			0x1d140304, AO_MAC_UNTOUCHED, AO_MAC_UNTOUCHED,
+			AO_MAC_UNTOUCHED, AO_MAC_UNTOUCHED, 0x020405b4,
+			0xae080000, 0x01000000, 0x01010402, 0x01030307 } },
+	},
+	{
+		/* A retransmitted SYN-ACK carries no AccECN option, in case
+		 * a middlebox dropped the first for carrying one.
+		 */
+		.name = "accecn_synack_retrans",
+		.in = { ACCECN_SYNACK_IN, .ts = 1, .sack = 1, .ws = 1,
+			.synack_retrans = 1 },
+		.out = { .size = 20, .words = {
+			0x020405b4, SYNACK_TS_WORDS, 0x01030307 } },
+	},
+	{
+		.name = "accecn_synack_option_off",
+		.in = { ACCECN_SYNACK_IN, .ts = 1, .sack = 1, .ws = 1,
+			.ecn_option = ECN_OPTION_OFF },
+		.out = { .size = 20, .words = {
+			0x020405b4, SYNACK_TS_WORDS, 0x01030307 } },
+	},
+	{
+		.name = "accecn_est_ts_0_sacks",
+		.in = { ACCECN_EST_IN },
+		.out = { .size = 24, .mss_delta = 12, .words = {
+			EST_TS_WORDS, ACCECN_EST_3_FIELDS } },
+	},
+	{
+		/* The SACK word's NOPs save 2 bytes: still one NOP short. */
+		.name = "accecn_est_ts_1_sack",
+		.in = { ACCECN_EST_IN, .num_sacks = 1 },
+		.out = { .size = 36, .mss_delta = 24, .words = {
+			EST_TS_WORDS, ACCECN_EST_3_FIELDS, 0x0101050a,
+			SACK1_START, SACK1_END } },
+	},
+	{
+		.name = "accecn_est_ts_2_sacks",
+		.in = { ACCECN_EST_IN, .num_sacks = 2 },
+		.out = { .size = 40, .mss_delta = 28, .words = {
+			EST_TS_WORDS, ACCECN_EST_2_FIELDS, 0x01010512,
+			SACK1_START, SACK1_END, SACK2_START, SACK2_END } },
+	},
+	{
+		/* No byte left: the bare option in the SACK word's NOPs. */
+		.name = "accecn_est_ts_3_sacks",
+		.in = { ACCECN_EST_IN, .num_sacks = 3 },
+		.out = { .size = 40, .mss_delta = 28, .words = {
+			EST_TS_WORDS, 0xae02051a, SACK1_START, SACK1_END,
+			SACK2_START, SACK2_END, SACK3_START, SACK3_END } },
+	},
+	{
+		.name = "accecn_est_ts_4_sacks",
+		.in = { ACCECN_EST_IN, .num_sacks = 4 },
+		.out = { .size = 40, .mss_delta = 28, .words = {
+			EST_TS_WORDS, 0xae02051a, SACK1_START, SACK1_END,
+			SACK2_START, SACK2_END, SACK3_START, SACK3_END } },
+	},
+	{
+		/* 4 bytes left: one field, its last byte (11) in the SACK
+		 * word's first NOP.
+		 */
+		.name = "accecn_est_no_ts_4_sacks",
+		.in = { ACCECN_EST_IN, .ts = 0, .num_sacks = 4 },
+		.out = { .size = 40, .mss_delta = 40, .words = {
+			0xae051111, 0x11010522, SACK1_START, SACK1_END,
+			SACK2_START, SACK2_END, SACK3_START, SACK3_END,
+			SACK4_START, SACK4_END } },
+	},
+	{
+		/* ECT(1) bytes arrived: EE1B is owed. The third SACK block
+		 * makes room, and the option then takes two fields.
+		 */
+		.name = "accecn_est_minlen1_gives_up_sack",
+		.in = { ACCECN_EST_IN, .num_sacks = 3, .accecn_minlen = 1 },
+		.out = { .size = 40, .mss_delta = 28, .words = {
+			EST_TS_WORDS, ACCECN_EST_2_FIELDS, 0x01010512,
+			SACK1_START, SACK1_END, SACK2_START, SACK2_END } },
+	},
+	{
+		/* All three fields owed do not fit even without the third
+		 * block: the block stays, and no option goes out.
+		 */
+		.name = "accecn_est_minlen3_no_room",
+		.in = { ACCECN_EST_IN, .num_sacks = 3, .accecn_minlen = 3 },
+		.out = { .size = 40, .mss_delta = 28, .words = {
+			EST_TS_WORDS, 0x0101051a, SACK1_START, SACK1_END,
+			SACK2_START, SACK2_END, SACK3_START, SACK3_END } },
+	},
+	{
+		.name = "accecn_est_dsack",
+		.in = { ACCECN_EST_IN, .num_sacks = 1, .dsack = 1 },
+		.out = { .size = 40, .mss_delta = 28, .words = {
+			EST_TS_WORDS, ACCECN_EST_2_FIELDS, 0x01010512,
+			DSACK_START, DSACK_END, SACK1_START, SACK1_END } },
+	},
+	{
+		.name = "accecn_est_option_off",
+		.in = { ACCECN_EST_IN, .ecn_option = ECN_OPTION_OFF },
+		.out = { .size = 12, .words = { EST_TS_WORDS } },
+	},
+	{
+		.name = "accecn_est_minimum_not_owed",
+		.in = { ACCECN_EST_IN, .ecn_option = ECN_OPTION_MINIMUM },
+		.out = { .size = 12, .words = { EST_TS_WORDS } },
+	},
+	{
+		.name = "accecn_est_minimum_owed",
+		.in = { ACCECN_EST_IN, .ecn_option = ECN_OPTION_MINIMUM,
+			.accecn_demand = 1 },
+		.out = { .size = 24, .mss_delta = 12, .words = {
+			EST_TS_WORDS, ACCECN_EST_3_FIELDS } },
+	},
+	{
+		/* Options seemed to be dropped (section 3.2.3.2.2). */
+		.name = "accecn_est_full_fail_send",
+		.in = { ACCECN_EST_IN, .accecn_fail_send = 1 },
+		.out = { .size = 12, .words = { EST_TS_WORDS } },
+	},
+	{
+		.name = "accecn_est_persist_fail_send",
+		.in = { ACCECN_EST_IN, .ecn_option = ECN_OPTION_PERSIST,
+			.accecn_fail_send = 1 },
+		.out = { .size = 24, .mss_delta = 12, .words = {
+			EST_TS_WORDS, ACCECN_EST_3_FIELDS } },
+	},
+	{
+		/* MD5 costs its 20 bytes of MSS since 6.7 (compat header),
+		 * AccECN 8 more.
+		 */
+		.name = "accecn_est_md5",
+		.in = { ACCECN_EST_IN, .md5 = 1 },
+		.out = { .size = 40, .mss_delta = 28, .words = {
+			MD5_OPTION, MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED, EST_TS_WORDS,
+			ACCECN_EST_2_FIELDS } },
+	},
+	{
+		/* 77a4fdf43c5e: a SACK block that does not fit next to MD5
+		 * and TS no longer ends the calculation; AccECN still gets
+		 * the 8 bytes left. Before it, the calculation returned.
+		 */
+		.name = "accecn_est_md5_sack_no_room",
+		.in = { ACCECN_EST_IN, .md5 = 1, .num_sacks = 1 },
+		.out = { .size = 40, .mss_delta = 28, .words = {
+			MD5_OPTION, MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED, EST_TS_WORDS,
+			ACCECN_EST_2_FIELDS } },
+	},
+	{
+		.name = "accecn_est_ao",
+		.in = { ACCECN_EST_IN, .ao_maclen = 12 },
+		.out = { .size = 40, .mss_delta = 12, .words = {
+			0x1d100709, AO_MAC_UNTOUCHED, AO_MAC_UNTOUCHED,
+			AO_MAC_UNTOUCHED, EST_TS_WORDS, ACCECN_EST_3_FIELDS } },
+	},
+	{
+		.name = "accecn_est_ao_sack",
+		.in = { ACCECN_EST_IN, .ao_maclen = 12, .num_sacks = 1 },
+		.out = { .size = 40, .mss_delta = 12, .words = {
+			0x1d100709, AO_MAC_UNTOUCHED, AO_MAC_UNTOUCHED,
+			AO_MAC_UNTOUCHED, EST_TS_WORDS, 0xae02050a,
+			SACK1_START, SACK1_END } },
+	},
+};
+
 static void tcp_opt_case_desc(const struct tcp_opt_case *c, char *desc)
 {
 	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
@@ -915,6 +1170,35 @@ static bool tcp_opt_setup_ao(struct kunit *test, struct tcp_opt_env *env,
 #endif
 }
 
+/* A request that negotiated AccECN, or a connection in AccECN mode that
+ * has seen the peer's option and counted the ACCECN_* bytes.
+ */
+static bool tcp_opt_setup_accecn(struct tcp_opt_env *env,
+				 const struct tcp_opt_input *in)
+{
+#ifdef TCP_OPT_HAVE_ACCECN
+	struct tcp_sock *tp = env->tp;
+
+	env->net->ipv4.sysctl_tcp_ecn_option = in->ecn_option;
+	if (in->pkt == TCP_OPT_SYNACK) {
+		env->treq->accecn_ok = 1;
+		return true;
+	}
+	tp->ecn_flags = TCP_ECN_MODE_ACCECN;
+	tp->saw_accecn_opt = TCP_ACCECN_OPT_COUNTER_SEEN;
+	tp->accecn_minlen = in->accecn_minlen;
+	tp->accecn_opt_demand = in->accecn_demand;
+	if (in->accecn_fail_send)
+		tp->accecn_fail_mode = TCP_ACCECN_OPT_FAIL_SEND;
+	tp->received_ecn_bytes[INET_ECN_ECT_1 - 1] = ACCECN_ECT1_BYTES;
+	tp->received_ecn_bytes[INET_ECN_CE - 1] = ACCECN_CE_BYTES;
+	tp->received_ecn_bytes[INET_ECN_ECT_0 - 1] = ACCECN_ECT0_BYTES;
+	return true;
+#else
+	return false;
+#endif
+}
+
 static void tcp_opt_fill_cookie(struct tcp_fastopen_cookie *foc,
 				const struct tcp_opt_input *in)
 {
@@ -938,6 +1222,8 @@ static void tcp_opt_setup(struct kunit *test, struct tcp_opt_env *env,
 		tcp_opt_skip(test, "needs CONFIG_TCP_MD5SIG");
 	if (in->ao_maclen && !tcp_opt_setup_ao(test, env, in))
 		tcp_opt_skip(test, "needs TCP-AO: the 6.7+ tcp_key API and CONFIG_TCP_AO");
+	if (in->accecn && !tcp_opt_setup_accecn(env, in))
+		tcp_opt_skip(test, "needs AccECN (RFC 9768), 6.18+");
 
 	switch (in->pkt) {
 	case TCP_OPT_SYN:
@@ -981,6 +1267,18 @@ static void tcp_opt_setup(struct kunit *test, struct tcp_opt_env *env,
 	env->skb->skb_mstamp_ns = (u64)tsval * (NSEC_PER_SEC / TCP_TS_HZ);
 }
 
+static enum tcp_synack_type tcp_opt_synack_type(const struct tcp_opt_input *in)
+{
+	if (in->syncookie)
+		return TCP_SYNACK_COOKIE;
+#ifdef TCP_OPT_HAVE_ACCECN
+	/* Came with AccECN, the only option a retransmission leaves out. */
+	if (in->synack_retrans)
+		return TCP_SYNACK_RETRANS;
+#endif
+	return TCP_SYNACK_NORMAL;
+}
+
 /* Run the calculator the packet kind uses; returns the reserved size. */
 static unsigned int tcp_opt_calc(struct tcp_opt_env *env,
 				 const struct tcp_opt_input *in,
@@ -1010,8 +1308,7 @@ static unsigned int tcp_opt_calc(struct tcp_opt_env *env,
 					      env->skb, opts, &env->key,
 					      in->fo != TCP_OPT_FO_NONE ?
 					      &foc : NULL,
-					      in->syncookie ? TCP_SYNACK_COOKIE :
-							      TCP_SYNACK_NORMAL);
+					      tcp_opt_synack_type(in));
 	case TCP_OPT_ESTABLISHED:
 		return tcp_opt_established_options(sk, env->skb, opts,
 						   &env->key);
@@ -1118,6 +1415,11 @@ static void tcp_opt_check_parse(struct kunit *test, const char *name,
 				want->ao_off >= 0 ?
 				(const u8 *)th + want->ao_off : NULL,
 				"case %s: parsed TCP-AO option location", name);
+#ifdef TCP_OPT_HAVE_ACCECN
+	KUNIT_EXPECT_EQ_MSG(test, (int)rx.accecn,
+			    want->accecn_off < 0 ? 0 : want->accecn_off,
+			    "case %s: parsed AccECN offset", name);
+#endif
 	kfree_skb(skb);
 }
 
@@ -1159,6 +1461,13 @@ static void tcp_opt_format_input(char *buf, size_t len,
 	if (in->ao_maclen)
 		scnprintf(buf + strlen(buf), len - strlen(buf),
 			  " ao_maclen=%u", in->ao_maclen);
+	if (in->accecn)
+		scnprintf(buf + strlen(buf), len - strlen(buf),
+			  " accecn=1 ecn_option=%u minlen=%u demand=%d fail_send=%d",
+			  in->ecn_option, in->accecn_minlen, in->accecn_demand,
+			  in->accecn_fail_send);
+	if (in->synack_retrans)
+		scnprintf(buf + strlen(buf), len - strlen(buf), " retrans=1");
 }
 
 /* Run the calculator, then the writer into a kmalloc'd header of exactly
@@ -1181,9 +1490,13 @@ static unsigned int tcp_opt_calc_and_write(struct kunit *test,
 	KUNIT_ASSERT_NOT_NULL(test, hdr);
 	memset(hdr, TCP_OPT_POISON, len);
 	memset(hdr, 0, hlen);
-	tcp_opt_options_write((struct tcphdr *)hdr, env->tp,
-			      in->pkt == TCP_OPT_SYNACK ?
-			      &env->treq->req.req : NULL, opts, &env->key);
+	/* tcp_make_synack() has no socket of its own to pass. */
+	if (in->pkt == TCP_OPT_SYNACK)
+		tcp_opt_options_write((struct tcphdr *)hdr, NULL,
+				      &env->treq->req.req, opts, &env->key);
+	else
+		tcp_opt_options_write((struct tcphdr *)hdr, env->tp, NULL,
+				      opts, &env->key);
 	memset(env->buf, TCP_OPT_POISON, sizeof(env->buf));
 	memcpy(env->buf, hdr, min_t(unsigned int, len, sizeof(env->buf)));
 	if (opts->hash_location)
@@ -1290,6 +1603,30 @@ static void tcp_opt_log_words(struct kunit *test, const u8 *opt,
 		  "# words: %s", words);
 }
 
+/* An AccECN option that went out serves the fields the receiver owed and
+ * one ACK it demanded (the writer clears both); one that did not go out
+ * leaves them owed.
+ */
+static void tcp_opt_check_accecn_state(struct kunit *test,
+				       const struct tcp_opt_case *c,
+				       const struct tcp_opt_seen *want)
+{
+#ifdef TCP_OPT_HAVE_ACCECN
+	const struct tcp_sock *tp = ((struct tcp_opt_env *)test->priv)->tp;
+	bool sent = want->accecn_fields >= 0;
+
+	if (c->in.pkt != TCP_OPT_ESTABLISHED || !c->in.accecn)
+		return;
+	KUNIT_EXPECT_EQ_MSG(test, (int)tp->accecn_minlen,
+			    sent ? 0 : c->in.accecn_minlen,
+			    "case %s: accecn_minlen after the write", c->name);
+	KUNIT_EXPECT_EQ_MSG(test, (int)tp->accecn_opt_demand,
+			    sent ? 0 : c->in.accecn_demand,
+			    "case %s: accecn_opt_demand after the write",
+			    c->name);
+#endif
+}
+
 /* Calculate and write the options of @c on the state set up for it. */
 static void tcp_opt_check_case(struct kunit *test, const struct tcp_opt_case *c)
 {
@@ -1298,7 +1635,7 @@ static void tcp_opt_check_case(struct kunit *test, const struct tcp_opt_case *c)
 	struct tcp_out_options opts = {};
 	struct tcp_opt_seen want, got;
 	u8 expect[MAX_TCP_OPTION_SPACE];
-	char want_text[160], got_text[160], input[160];
+	char want_text[200], got_text[200], input[200];
 	unsigned int size, i;
 
 	for (i = 0; i < TCP_OPT_WORDS; i++)
@@ -1346,6 +1683,7 @@ static void tcp_opt_check_case(struct kunit *test, const struct tcp_opt_case *c)
 	tcp_opt_log_words(test, env->buf + hlen, size);
 	KUNIT_EXPECT_STREQ_MSG(test, got_text, want_text,
 			       "case %s: layout", c->name);
+	tcp_opt_check_accecn_state(test, c, &want);
 }
 
 KUNIT_ARRAY_PARAM(tcp_opt_syn, tcp_opt_syn_cases, tcp_opt_case_desc);
@@ -1356,6 +1694,7 @@ KUNIT_ARRAY_PARAM(tcp_opt_fastopen, tcp_opt_fastopen_cases,
 		  tcp_opt_case_desc);
 KUNIT_ARRAY_PARAM(tcp_opt_established, tcp_opt_established_cases,
 		  tcp_opt_case_desc);
+KUNIT_ARRAY_PARAM(tcp_opt_accecn, tcp_opt_accecn_cases, tcp_opt_case_desc);
 
 static void tcp_opt_layout_test(struct kunit *test)
 {
@@ -1363,6 +1702,150 @@ static void tcp_opt_layout_test(struct kunit *test)
 
 	tcp_opt_setup(test, test->priv, &c->in);
 	tcp_opt_check_case(test, c);
+}
+
+/* The writer alone, for each field count in front of each word that can
+ * take its spare bytes, with the options set by hand: the calculators
+ * never ask for some of these pairs (a 2-byte leftover before WSCALE),
+ * which the writer must still lay out by the rule.
+ */
+enum tcp_opt_accecn_next {
+	ACCECN_NEXT_NOTHING,	/* after TS, nothing follows */
+	ACCECN_NEXT_SACK_PERM,	/* no TS: SACK_PERM follows */
+	ACCECN_NEXT_WSCALE,	/* after TS, NOP + WSCALE 7 */
+	ACCECN_NEXT_SACK,	/* after TS, one SACK block */
+};
+
+struct tcp_opt_accecn_write_case {
+	const char *name;
+	u8 fields;
+	enum tcp_opt_accecn_next next;
+	unsigned int size;
+	u32 words[TCP_OPT_WORDS];
+};
+
+#define SACK1_WORDS		0x0101050a, SACK1_START, SACK1_END
+
+static const struct tcp_opt_accecn_write_case tcp_opt_accecn_write_cases[] = {
+	{ "accecn_write_3_fields", 3, ACCECN_NEXT_NOTHING, 24,
+	  { EST_TS_WORDS, ACCECN_EST_3_FIELDS } },
+	{ "accecn_write_3_fields_sack_perm", 3, ACCECN_NEXT_SACK_PERM, 16,
+	  { ACCECN_EST_3_FIELDS, 0x01010402 } },
+	{ "accecn_write_3_fields_wscale", 3, ACCECN_NEXT_WSCALE, 28,
+	  { EST_TS_WORDS, ACCECN_EST_3_FIELDS, 0x01030307 } },
+	{ "accecn_write_3_fields_sack", 3, ACCECN_NEXT_SACK, 36,
+	  { EST_TS_WORDS, ACCECN_EST_3_FIELDS, SACK1_WORDS } },
+	{ "accecn_write_2_fields", 2, ACCECN_NEXT_NOTHING, 20,
+	  { EST_TS_WORDS, ACCECN_EST_2_FIELDS } },
+	{ "accecn_write_2_fields_sack_perm", 2, ACCECN_NEXT_SACK_PERM, 12,
+	  { ACCECN_EST_2_FIELDS, 0x01010402 } },
+	{ "accecn_write_2_fields_wscale", 2, ACCECN_NEXT_WSCALE, 24,
+	  { EST_TS_WORDS, ACCECN_EST_2_FIELDS, 0x01030307 } },
+	{ "accecn_write_2_fields_sack", 2, ACCECN_NEXT_SACK, 32,
+	  { EST_TS_WORDS, ACCECN_EST_2_FIELDS, SACK1_WORDS } },
+	/* The fifth byte, EE1B's last, takes the first NOP that follows. */
+	{ "accecn_write_1_field", 1, ACCECN_NEXT_NOTHING, 20,
+	  { EST_TS_WORDS, 0xae051111, 0x11010101 } },
+	{ "accecn_write_1_field_sack_perm", 1, ACCECN_NEXT_SACK_PERM, 8,
+	  { 0xae051111, 0x11010402 } },
+	{ "accecn_write_1_field_wscale", 1, ACCECN_NEXT_WSCALE, 20,
+	  { EST_TS_WORDS, 0xae051111, 0x11030307 } },
+	{ "accecn_write_1_field_sack", 1, ACCECN_NEXT_SACK, 28,
+	  { EST_TS_WORDS, 0xae051111, 0x1101050a, SACK1_START,
+	    SACK1_END } },
+	/* Kind and length take two NOPs in a row. */
+	{ "accecn_write_0_fields", 0, ACCECN_NEXT_NOTHING, 16,
+	  { EST_TS_WORDS, 0xae020101 } },
+	{ "accecn_write_0_fields_sack_perm", 0, ACCECN_NEXT_SACK_PERM, 4,
+	  { 0xae020402 } },
+	/* WSCALE has one NOP: kind and length are not split around it. */
+	{ "accecn_write_0_fields_wscale", 0, ACCECN_NEXT_WSCALE, 20,
+	  { EST_TS_WORDS, 0x01030307, 0xae020101 } },
+	{ "accecn_write_0_fields_sack", 0, ACCECN_NEXT_SACK, 24,
+	  { EST_TS_WORDS, 0xae02050a, SACK1_START, SACK1_END } },
+};
+
+static void tcp_opt_accecn_write_desc(const struct tcp_opt_accecn_write_case *c,
+				      char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(tcp_opt_accecn_write, tcp_opt_accecn_write_cases,
+		  tcp_opt_accecn_write_desc);
+
+#ifdef TCP_OPT_HAVE_ACCECN
+static void tcp_opt_accecn_set_next(struct tcp_out_options *opts,
+				    enum tcp_opt_accecn_next next)
+{
+	opts->options = OPTION_ACCECN | OPTION_TS;
+	switch (next) {
+	case ACCECN_NEXT_NOTHING:
+		break;
+	case ACCECN_NEXT_SACK_PERM:
+		opts->options = OPTION_ACCECN | OPTION_SACK_ADVERTISE;
+		break;
+	case ACCECN_NEXT_WSCALE:
+		opts->options |= OPTION_WSCALE;
+		opts->ws = 7;
+		break;
+	case ACCECN_NEXT_SACK:
+		opts->num_sack_blocks = 1;
+		break;
+	}
+}
+#endif
+
+static void tcp_opt_accecn_write_test(struct kunit *test)
+{
+#ifdef TCP_OPT_HAVE_ACCECN
+	const struct tcp_opt_accecn_write_case *c = test->param_value;
+	const struct tcp_opt_input in = { ACCECN_EST_IN, .num_sacks = 1 };
+	struct tcp_opt_env *env = test->priv;
+	const unsigned int hlen = sizeof(struct tcphdr);
+	struct tcp_out_options opts = { .num_accecn_fields = c->fields,
+					.tsval = EST_TSVAL,
+					.tsecr = EST_TSECR };
+	u8 expect[MAX_TCP_OPTION_SPACE];
+	struct tcp_opt_seen want, got;
+	char want_text[200], got_text[200];
+	unsigned int i;
+
+	for (i = 0; i < TCP_OPT_WORDS; i++)
+		put_unaligned_be32(c->words[i], expect + 4 * i);
+	memset(env->buf, 0, hlen);
+	memcpy(env->buf + hlen, expect, sizeof(expect));
+	KUNIT_ASSERT_TRUE_MSG(test, tcp_opt_decode(env->buf, c->size, &want,
+						   want_text,
+						   sizeof(want_text)),
+			      "case %s: expected layout is malformed", c->name);
+	KUNIT_ASSERT_EQ_MSG(test, want.accecn_fields, (int)c->fields,
+			    "case %s: table field count", c->name);
+
+	tcp_opt_setup(test, env, &in);
+	tcp_opt_accecn_set_next(&opts, c->next);
+	memset(env->buf, TCP_OPT_POISON, sizeof(env->buf));
+	memset(env->buf, 0, hlen);
+	tcp_opt_options_write((struct tcphdr *)env->buf, env->tp, NULL, &opts,
+			      &env->key);
+
+	tcp_opt_expect_bytes(test, env->buf + hlen, expect, c->size, c->name);
+	for (i = hlen + c->size; i < sizeof(env->buf); i++)
+		KUNIT_EXPECT_EQ_MSG(test, env->buf[i], TCP_OPT_POISON,
+				    "case %s: wrote byte %u past %u",
+				    c->name, i - hlen, c->size);
+	KUNIT_ASSERT_TRUE_MSG(test, tcp_opt_decode(env->buf, c->size, &got,
+						   got_text, sizeof(got_text)),
+			      "case %s: written options are malformed: %*ph",
+			      c->name, c->size, env->buf + hlen);
+	kunit_log(KERN_INFO, test, KUNIT_SUBTEST_INDENT KUNIT_SUBTEST_INDENT
+		  "# layout: %s (%u bytes)", got_text, c->size);
+	tcp_opt_log_words(test, env->buf + hlen, c->size);
+	KUNIT_EXPECT_STREQ_MSG(test, got_text, want_text, "case %s: layout",
+			       c->name);
+#else
+	tcp_opt_skip(test, "needs AccECN (RFC 9768), 6.18+");
+#endif
 }
 
 /* A D-SACK block goes out on one segment only (RFC 2883 section 4). */
@@ -1481,7 +1964,7 @@ static void tcp_opt_sweep_one(struct kunit *test,
 	struct tcp_opt_env *env = test->priv;
 	struct tcp_out_options opts = {};
 	struct tcp_opt_seen got;
-	char input[160], text[160];
+	char input[200], text[200];
 	unsigned int size;
 
 	tcp_opt_reset(env);
@@ -1623,6 +2106,13 @@ static struct kunit_case tcp_opt_fastopen_test_cases[] = {
 	{}
 };
 
+static struct kunit_case tcp_opt_accecn_test_cases[] = {
+	KUNIT_CASE_PARAM(tcp_opt_layout_test, tcp_opt_accecn_gen_params),
+	KUNIT_CASE_PARAM(tcp_opt_accecn_write_test,
+			 tcp_opt_accecn_write_gen_params),
+	{}
+};
+
 static struct kunit_case tcp_opt_established_test_cases[] = {
 	KUNIT_CASE_PARAM(tcp_opt_layout_test, tcp_opt_established_gen_params),
 	KUNIT_CASE(tcp_opt_dsack_sent_once_test),
@@ -1642,6 +2132,7 @@ const struct tcp_opt_case *tcp_opt_test_row(const char *name)
 		{ tcp_opt_fastopen_cases, ARRAY_SIZE(tcp_opt_fastopen_cases) },
 		{ tcp_opt_established_cases,
 		  ARRAY_SIZE(tcp_opt_established_cases) },
+		{ tcp_opt_accecn_cases, ARRAY_SIZE(tcp_opt_accecn_cases) },
 	};
 	size_t t, i;
 
@@ -1671,8 +2162,10 @@ TCP_OPT_SUITE(tcp_opt_md5);
 TCP_OPT_SUITE(tcp_opt_ao);
 TCP_OPT_SUITE(tcp_opt_fastopen);
 TCP_OPT_SUITE(tcp_opt_established);
+TCP_OPT_SUITE(tcp_opt_accecn);
 TCP_OPT_SUITE(tcp_opt_sweep);
 
 kunit_test_suites(&tcp_opt_syn_suite, &tcp_opt_synack_suite,
 		  &tcp_opt_md5_suite, &tcp_opt_ao_suite, &tcp_opt_fastopen_suite,
-		  &tcp_opt_established_suite, &tcp_opt_sweep_suite);
+		  &tcp_opt_established_suite, &tcp_opt_accecn_suite,
+		  &tcp_opt_sweep_suite);

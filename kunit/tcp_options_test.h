@@ -15,6 +15,10 @@
 
 #define TCP_OPT_WORDS		(MAX_TCP_OPTION_SPACE / 4)
 #define TCP_OPT_KIND_AO		29		/* RFC 5925 */
+/* RFC 9768 section 3.2.3: the same three 24-bit fields in two orders. */
+#define TCP_OPT_KIND_ACCECN0	172		/* EE0B, ECEB, EE1B */
+#define TCP_OPT_KIND_ACCECN1	174		/* EE1B, ECEB, EE0B */
+#define TCP_OPT_ACCECN_FIELDS	3
 
 enum tcp_opt_pkt {
 	TCP_OPT_SYN,
@@ -45,6 +49,16 @@ struct tcp_opt_input {
 	bool dsack;		/* a D-SACK block is queued (established) */
 	u8 ao_maclen;		/* TCP-AO key with this MAC length, 0: none */
 	bool active_open;	/* established: we sent the SYN (not accepted) */
+	/* AccECN (RFC 9768, 6.18+). SYN-ACK: the request negotiated it.
+	 * Established: the connection is in AccECN mode and has seen an
+	 * AccECN option from its peer.
+	 */
+	bool accecn;
+	u8 ecn_option;		/* the tcp_ecn_option sysctl */
+	u8 accecn_minlen;	/* fields the next option must carry */
+	bool accecn_demand;	/* an option is owed on the next ACK */
+	bool accecn_fail_send;	/* our options seemed not to get through */
+	bool synack_retrans;	/* SYN-ACK of type TCP_SYNACK_RETRANS */
 };
 
 struct tcp_opt_expect {
@@ -73,6 +87,10 @@ struct tcp_opt_seen {
 	int fo_len;			/* -1 when absent */
 	bool fo_exp;
 	u8 fo_cookie[TCP_FASTOPEN_COOKIE_MAX];
+	int accecn_fields;		/* -1 when absent */
+	int accecn_off;			/* offset of AccECN kind from th, or -1 */
+	u8 accecn_kind;
+	u32 accecn[TCP_OPT_ACCECN_FIELDS];	/* in the option's order */
 };
 
 const struct tcp_opt_case *tcp_opt_test_row(const char *name);

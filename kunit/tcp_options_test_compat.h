@@ -182,6 +182,13 @@ static void tcp_opt_key_set_ao(struct tcp_opt_key *k, struct tcp_ao_key *ao)
 }
 #endif
 
+/* AccECN (RFC 9768) came with 6.18: the option kinds, the request's
+ * accecn_ok and the connection's received ECN byte counters.
+ */
+#ifdef TCPOPT_ACCECN1
+#define TCP_OPT_HAVE_ACCECN	1
+#endif
+
 /* tcp_current_mss() subtracts what a segment's options add beyond
  * tcp_header_len. On 6.1 an accepted socket counts an MD5 option there
  * (tcp_create_openreq_child()); since 6.7 it counts TCP-AO instead, and

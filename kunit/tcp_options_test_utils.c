@@ -34,6 +34,37 @@ static void tcp_opt_append_cookie(char *buf, size_t len, const char *kind,
 		tcp_opt_append(buf, len, "%s", kind);
 }
 
+/* An AccECN option carries 0 to 3 fields of 3 bytes after kind and
+ * length, in the order its kind names (RFC 9768 section 3.2.3).
+ */
+static bool tcp_opt_decode_accecn(const u8 *opt, unsigned int off,
+				  struct tcp_opt_seen *seen, char *text,
+				  size_t len)
+{
+	static const char * const order[2][TCP_OPT_ACCECN_FIELDS] = {
+		{ "e0b", "ceb", "e1b" },	/* AccECN0 */
+		{ "e1b", "ceb", "e0b" },	/* AccECN1 */
+	};
+	u8 kind = opt[off], olen = opt[off + 1];
+	bool order1 = kind == TCP_OPT_KIND_ACCECN1;
+	int i;
+
+	if ((olen - 2) % 3 || olen > 2 + 3 * TCP_OPT_ACCECN_FIELDS)
+		return false;
+	seen->accecn_kind = kind;
+	seen->accecn_off = sizeof(struct tcphdr) + off;
+	seen->accecn_fields = (olen - 2) / 3;
+	tcp_opt_append(text, len, "AccECN%d", order1);
+	for (i = 0; i < seen->accecn_fields; i++) {
+		const u8 *f = opt + off + 2 + 3 * i;
+
+		seen->accecn[i] = (f[0] << 16) | (f[1] << 8) | f[2];
+		scnprintf(text + strlen(text), len - strlen(text), " %s %u",
+			  order[order1][i], seen->accecn[i]);
+	}
+	return true;
+}
+
 /* Decode an option area into @seen and packetdrill notation, from the
  * RFC encodings alone. Returns false if the area is malformed.
  */
@@ -50,6 +81,8 @@ bool tcp_opt_decode(const u8 *th, unsigned int size,
 	seen->md5_off = -1;
 	seen->ao_off = -1;
 	seen->fo_len = -1;
+	seen->accecn_fields = -1;
+	seen->accecn_off = -1;
 	text[0] = '\0';
 
 	while (off < size) {
@@ -148,6 +181,11 @@ bool tcp_opt_decode(const u8 *th, unsigned int size,
 			       min_t(int, seen->fo_len,
 				     TCP_FASTOPEN_COOKIE_MAX));
 			tcp_opt_append_cookie(text, len, "FOEXP", seen);
+			break;
+		case TCP_OPT_KIND_ACCECN0:
+		case TCP_OPT_KIND_ACCECN1:
+			if (!tcp_opt_decode_accecn(opt, off, seen, text, len))
+				return false;
 			break;
 		default:
 			return false;

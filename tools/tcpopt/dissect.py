@@ -78,7 +78,8 @@ class Option:
 
 
 NAMES = {0: 'EOL', 1: 'NOP', 2: 'MSS', 3: 'WS', 4: 'SACK_PERM', 5: 'SACK',
-         8: 'TS', 19: 'MD5', 34: 'FO', 254: 'FOEXP'}
+         8: 'TS', 19: 'MD5', 34: 'FO', 172: 'AccECN0', 174: 'AccECN1',
+         254: 'FOEXP'}
 
 
 # --- frames and pcap -------------------------------------------------------
@@ -175,6 +176,9 @@ LAYOUT_ITEMS = [
     (re.compile(r'^md5$'), lambda m: Option(19)),
     (re.compile(r'^AO keyid (\d+) rnext (\d+) mac (\d+)$'),
      lambda m: Option(29, (int(m[1]), int(m[2]), int(m[3])))),
+    (re.compile(r'^AccECN([01])((?: (?:e0b|ceb|e1b) \d+)*)$'),
+     lambda m: Option(172 + 2 * int(m[1]),
+                      tuple(int(x) for x in m[2].split()[1::2]))),
     (re.compile(r'^FO ?([0-9a-f]*)$'), lambda m: Option(34, (m[1],))),
     (re.compile(r'^FOEXP ?([0-9a-f]*)$'), lambda m: Option(254, (m[1],))),
 ]
@@ -299,6 +303,10 @@ def _option(element: ET.Element) -> Option:
         return Option(5, tuple(zip(left, right)))
     if kind in (34, 254):
         return Option(kind, _cookie(element))
+    if kind in (172, 174):      # AccECN, RFC 9768: fields in wire order
+        return Option(kind, tuple(
+            int(child.get('show')) for child in element.iter('field')
+            if child.get('name', '').startswith('tcp.options.acc_ecn.')))
     if kind == 29:      # TCP-AO, RFC 5925
         mac = _fields(element, 'tcp.options.ao.mac')
         return Option(29, (

@@ -117,12 +117,27 @@ def describe_inputs(inputs: Dict[str, str]) -> str:
             parts.append(f'wscale {inputs.get("wscale", "?")}')
     if _flag(inputs, 'ao_maclen'):
         parts.append(f'AO mac {inputs["ao_maclen"]}')
+    if _flag(inputs, 'accecn'):
+        parts.append(_accecn(inputs))
+    if _flag(inputs, 'retrans'):
+        parts.append('retransmitted')
     fo = inputs.get('fo', 'none')
     if fo not in ('none', ''):
         exp = ' exp' if fo == 'exp' else ''
         length = inputs.get('fo_len', '0')
         parts.append(f'FO{exp} ' + ('request' if length == '0' else length))
     return ', '.join(parts)
+
+
+def _accecn(inputs: Dict[str, str]) -> str:
+    """'AccECN option 2 owes 1 fields demanded send failed'."""
+    parts = [f'AccECN option {inputs.get("ecn_option", "?")}']
+    if _flag(inputs, 'minlen'):
+        parts.append(f'owes {inputs["minlen"]} fields')
+    parts += [text for key, text in (('demand', 'demanded'),
+                                     ('fail_send', 'send failed'))
+              if _flag(inputs, key)]
+    return ' '.join(parts)
 
 
 # --- Markdown ---------------------------------------------------------------

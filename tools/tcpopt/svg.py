@@ -19,8 +19,11 @@ FOEXP_MAGIC = 0xf989                 # RFC 7413 section 4.1.1 on kind 254
 KINDS: Dict[int, Tuple[str, int | None]] = {
     2: ('MSS', 4), 3: ('WS', 3), 4: ('SACK_PERM', 2), 5: ('SACK', None),
     8: ('TS', 10), 19: ('MD5', 18), 29: ('AO', None), 34: ('FO', None),
-    254: ('FOEXP', None),
+    172: ('AccECN0', None), 174: ('AccECN1', None), 254: ('FOEXP', None),
 }
+# RFC 9768 section 3.2.3: three 24-bit byte counters, in the order the
+# kind names; an option carries the first 0 to 3 of them.
+ACCECN_ORDER = {172: ('e0b', 'ceb', 'e1b'), 174: ('e1b', 'ceb', 'e0b')}
 
 # Span kind -> (fill, text colour, legend text). MSS is the one strong red:
 # where it sits is what reviewers look for first.
@@ -36,6 +39,7 @@ STYLE: Dict[str, Tuple[str, str, str]] = {
     'AO_MAC': ('#f7d1ea', '#000000', 'TCP-AO MAC, written later'),
     'FO': ('#17becf', '#000000', 'Fast Open (kind 34)'),
     'FOEXP': ('#bcbd22', '#000000', 'Fast Open exp. (kind 254)'),
+    'ACCECN': ('#98df8a', '#000000', 'AccECN (kind 172/174)'),
     'NOP': ('#d9d9d9', '#000000', 'NOP padding'),
     'EOL': ('#7f7f7f', '#ffffff', 'EOL'),
     'UNKNOWN': ('#f7b6d2', '#000000', 'unknown kind'),
@@ -108,12 +112,24 @@ def _option(kind: int, at: int, body: bytes) -> List[Span]:
         text = f'AO keyid {keyid} rnext {rnext} mac {mac}'
         return [Span('AO', at, 4, f'AO key {keyid}/{rnext}', text),
                 Span('AO_MAC', at + 4, mac, f'MAC ({mac} bytes)')]
+    if kind in ACCECN_ORDER:
+        return [_accecn_span(kind, at, body)]
     if kind == 34:
         return [Span('FO', at, size, _cookie_label('FO', body),
                      ('FO ' + body.hex()).strip())]
     cookie = body[2:]
     return [Span('FOEXP', at, size, _cookie_label('FOEXP', cookie),
                  ('FOEXP ' + cookie.hex()).strip())]
+
+
+def _accecn_span(kind: int, at: int, body: bytes) -> Span:
+    name = KINDS[kind][0]
+    fields = [(label, int.from_bytes(body[i:i + 3], 'big'))
+              for label, i in zip(ACCECN_ORDER[kind], range(0, len(body), 3))]
+    text = ' '.join([name] + [f'{label} {value}' for label, value in fields])
+    count = len(fields)
+    return Span('ACCECN', at, len(body) + 2,
+                f'{name} {count} field{"s" if count != 1 else ""}', text)
 
 
 def _cookie_label(name: str, cookie: bytes) -> str:
@@ -170,6 +186,8 @@ def _well_formed(kind: int, length: int, want: int | None,
         return (length - 2) % 8 == 0 and length > 2
     if kind == 254:
         return length >= 4 and _u16(body, 0) == FOEXP_MAGIC
+    if kind in ACCECN_ORDER:
+        return (length - 2) % 3 == 0 and length <= 2 + 3 * 3
     return True
 
 
