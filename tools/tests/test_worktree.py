@@ -574,5 +574,17 @@ class DescribePatchFailureTest(unittest.TestCase):
                           result.stdout + result.stderr))
 
 
+class DocsTest(unittest.TestCase):
+
+    def test_faults_md_names_every_directory_a_new_tree_removes(self) -> None:
+        import re
+        from tcpopt.settings import REPO
+        text = (REPO / 'docs' / 'faults.md').read_text()
+        removed = re.search(r'Removed:\s*(.*?)\.\s', text, re.S)
+        self.assertIsNotNone(removed)
+        named = re.findall(r'`([^`]+)/`', removed.group(1))
+        self.assertEqual(named, list(worktree.BUILD_DIRS))
+
+
 if __name__ == '__main__':
     unittest.main()
