@@ -71,8 +71,6 @@
 #define ACCECN_ECT1_BYTES	(BIT(24) + ACCECN_E1B - 1)
 #define ACCECN_CE_BYTES		ACCECN_CEB
 #define ACCECN_ECT0_BYTES	(ACCECN_E0B - 1)
-/* A SYN-ACK reports the initial values: EE1B 1, ECEB 0, EE0B 1. */
-#define ACCECN_SYNACK_E1B	1
 
 /* The mss_cache tcp_current_mss() starts from in established cases. */
 #define EST_MSS_CACHE		1000
@@ -841,6 +839,8 @@ static const struct tcp_opt_case tcp_opt_established_cases[] = {
  * tcp_ecn_option sysctl (Documentation/networking/ip-sysctl.rst): 0
  * never, 1 only when an option is owed (the beacon sysctl is 0 here),
  * 2 always, 3 always even after a send failure. Only 6.18 and later.
+ * A SYN-ACK reports the initial values, <AccECN1 e1b 1 ceb 0 e0b 1>;
+ * the established rows report the ACCECN_* counters above.
  */
 #define ECN_OPTION_OFF		0
 #define ECN_OPTION_MINIMUM	1
@@ -854,31 +854,22 @@ static const struct tcp_opt_case tcp_opt_established_cases[] = {
 	.pkt = TCP_OPT_ESTABLISHED, .ts = 1, .accecn = 1,		\
 	.ecn_option = ECN_OPTION_FULL
 
-/* <AccECN1 e1b 1 ceb 0 e0b 1>, the initial values a SYN-ACK reports. */
-#define ACCECN_SYNACK_3_FIELDS	0xae0b0000, 0x01000000, 0x00000101
-/* <AccECN1 e1b 1118481 ceb 2236962 e0b 3355443,nop> */
-#define ACCECN_EST_3_FIELDS	0xae0b1111, 0x11222222, 0x33333301
-/* <AccECN1 e1b 1118481 ceb 2236962> */
-#define ACCECN_EST_2_FIELDS	0xae081111, 0x11222222
-#define EST_TS_WORDS		0x0101080a, EST_TSVAL, EST_TSECR
-#define SYNACK_TS_WORDS		0x0402080a, SYNACK_TSVAL, SYNACK_TSECR
-
 static const struct tcp_opt_case tcp_opt_accecn_cases[] = {
 	{
 		/* WSCALE's NOP saves 1 byte, 11 need 12: one NOP of pad. */
 		.name = "accecn_synack_ts_sack_ws",
 		.in = { ACCECN_SYNACK_IN, .ts = 1, .sack = 1, .ws = 1 },
 		.out = { .size = 32, .words = {
-			0x020405b4, SYNACK_TS_WORDS, ACCECN_SYNACK_3_FIELDS,
-			0x01030307 } },
+			0x020405b4, 0x0402080a, SYNACK_TSVAL, SYNACK_TSECR,
+			0xae0b0000, 0x01000000, 0x00000101, 0x01030307 } },
 	},
 	{
 		/* SACK_PERM without TS saves 2 bytes: still one NOP short. */
 		.name = "accecn_synack_sack_ws_no_ts",
 		.in = { ACCECN_SYNACK_IN, .sack = 1, .ws = 1 },
 		.out = { .size = 24, .words = {
-			0x020405b4, ACCECN_SYNACK_3_FIELDS, 0x01010402,
-			0x01030307 } },
+			0x020405b4, 0xae0b0000, 0x01000000, 0x00000101,
+			0x01010402, 0x01030307 } },
 	},
 	{
 		/* 4 bytes left: one field, its last byte (01) in the NOP
@@ -888,8 +879,9 @@ static const struct tcp_opt_case tcp_opt_accecn_cases[] = {
 		.in = { ACCECN_SYNACK_IN, .ts = 1, .sack = 1, .ws = 1,
 			.fo = TCP_OPT_FO_RFC7413, .fo_len = 12 },
 		.out = { .size = 40, .words = {
-			0x020405b4, SYNACK_TS_WORDS, 0xae050000, 0x01030307,
-			0x220ec0c1, 0xc2c3c4c5, 0xc6c7c8c9, 0xcacb0101 } },
+			0x020405b4, 0x0402080a, SYNACK_TSVAL, SYNACK_TSECR,
+			0xae050000, 0x01030307, 0x220ec0c1, 0xc2c3c4c5,
+			0xc6c7c8c9, 0xcacb0101 } },
 	},
 	{
 		/* 4 bytes left and nothing to combine with: the bare option
@@ -899,8 +891,9 @@ static const struct tcp_opt_case tcp_opt_accecn_cases[] = {
 		.in = { ACCECN_SYNACK_IN, .ts = 1, .sack = 1,
 			.fo = TCP_OPT_FO_RFC7413, .fo_len = 16 },
 		.out = { .size = 40, .words = {
-			0x020405b4, SYNACK_TS_WORDS, 0xae020101, 0x2212c0c1,
-			0xc2c3c4c5, 0xc6c7c8c9, 0xcacbcccd, 0xcecf0101 } },
+			0x020405b4, 0x0402080a, SYNACK_TSVAL, SYNACK_TSECR,
+			0xae020101, 0x2212c0c1, 0xc2c3c4c5, 0xc6c7c8c9,
+			0xcacbcccd, 0xcecf0101 } },
 	},
 	{
 		/* TCP-AO drops TS next to SACK: 8 bytes, two fields. */
@@ -920,50 +913,57 @@ static const struct tcp_opt_case tcp_opt_accecn_cases[] = {
 		.in = { ACCECN_SYNACK_IN, .ts = 1, .sack = 1, .ws = 1,
 			.synack_retrans = 1 },
 		.out = { .size = 20, .words = {
-			0x020405b4, SYNACK_TS_WORDS, 0x01030307 } },
+			0x020405b4, 0x0402080a, SYNACK_TSVAL, SYNACK_TSECR,
+			0x01030307 } },
 	},
 	{
 		.name = "accecn_synack_option_off",
 		.in = { ACCECN_SYNACK_IN, .ts = 1, .sack = 1, .ws = 1,
 			.ecn_option = ECN_OPTION_OFF },
 		.out = { .size = 20, .words = {
-			0x020405b4, SYNACK_TS_WORDS, 0x01030307 } },
+			0x020405b4, 0x0402080a, SYNACK_TSVAL, SYNACK_TSECR,
+			0x01030307 } },
 	},
 	{
 		.name = "accecn_est_ts_0_sacks",
 		.in = { ACCECN_EST_IN },
 		.out = { .size = 24, .mss_delta = 12, .words = {
-			EST_TS_WORDS, ACCECN_EST_3_FIELDS } },
+			0x0101080a, EST_TSVAL, EST_TSECR, 0xae0b1111,
+			0x11222222, 0x33333301 } },
 	},
 	{
 		/* The SACK word's NOPs save 2 bytes: still one NOP short. */
 		.name = "accecn_est_ts_1_sack",
 		.in = { ACCECN_EST_IN, .num_sacks = 1 },
 		.out = { .size = 36, .mss_delta = 24, .words = {
-			EST_TS_WORDS, ACCECN_EST_3_FIELDS, 0x0101050a,
-			SACK1_START, SACK1_END } },
+			0x0101080a, EST_TSVAL, EST_TSECR, 0xae0b1111,
+			0x11222222, 0x33333301, 0x0101050a, SACK1_START,
+			SACK1_END } },
 	},
 	{
 		.name = "accecn_est_ts_2_sacks",
 		.in = { ACCECN_EST_IN, .num_sacks = 2 },
 		.out = { .size = 40, .mss_delta = 28, .words = {
-			EST_TS_WORDS, ACCECN_EST_2_FIELDS, 0x01010512,
-			SACK1_START, SACK1_END, SACK2_START, SACK2_END } },
+			0x0101080a, EST_TSVAL, EST_TSECR, 0xae081111,
+			0x11222222, 0x01010512, SACK1_START, SACK1_END,
+			SACK2_START, SACK2_END } },
 	},
 	{
 		/* No byte left: the bare option in the SACK word's NOPs. */
 		.name = "accecn_est_ts_3_sacks",
 		.in = { ACCECN_EST_IN, .num_sacks = 3 },
 		.out = { .size = 40, .mss_delta = 28, .words = {
-			EST_TS_WORDS, 0xae02051a, SACK1_START, SACK1_END,
-			SACK2_START, SACK2_END, SACK3_START, SACK3_END } },
+			0x0101080a, EST_TSVAL, EST_TSECR, 0xae02051a,
+			SACK1_START, SACK1_END, SACK2_START, SACK2_END,
+			SACK3_START, SACK3_END } },
 	},
 	{
 		.name = "accecn_est_ts_4_sacks",
 		.in = { ACCECN_EST_IN, .num_sacks = 4 },
 		.out = { .size = 40, .mss_delta = 28, .words = {
-			EST_TS_WORDS, 0xae02051a, SACK1_START, SACK1_END,
-			SACK2_START, SACK2_END, SACK3_START, SACK3_END } },
+			0x0101080a, EST_TSVAL, EST_TSECR, 0xae02051a,
+			SACK1_START, SACK1_END, SACK2_START, SACK2_END,
+			SACK3_START, SACK3_END } },
 	},
 	{
 		/* 4 bytes left: one field, its last byte (11) in the SACK
@@ -983,8 +983,9 @@ static const struct tcp_opt_case tcp_opt_accecn_cases[] = {
 		.name = "accecn_est_minlen1_gives_up_sack",
 		.in = { ACCECN_EST_IN, .num_sacks = 3, .accecn_minlen = 1 },
 		.out = { .size = 40, .mss_delta = 28, .words = {
-			EST_TS_WORDS, ACCECN_EST_2_FIELDS, 0x01010512,
-			SACK1_START, SACK1_END, SACK2_START, SACK2_END } },
+			0x0101080a, EST_TSVAL, EST_TSECR, 0xae081111,
+			0x11222222, 0x01010512, SACK1_START, SACK1_END,
+			SACK2_START, SACK2_END } },
 	},
 	{
 		/* All three fields owed do not fit even without the third
@@ -993,45 +994,52 @@ static const struct tcp_opt_case tcp_opt_accecn_cases[] = {
 		.name = "accecn_est_minlen3_no_room",
 		.in = { ACCECN_EST_IN, .num_sacks = 3, .accecn_minlen = 3 },
 		.out = { .size = 40, .mss_delta = 28, .words = {
-			EST_TS_WORDS, 0x0101051a, SACK1_START, SACK1_END,
-			SACK2_START, SACK2_END, SACK3_START, SACK3_END } },
+			0x0101080a, EST_TSVAL, EST_TSECR, 0x0101051a,
+			SACK1_START, SACK1_END, SACK2_START, SACK2_END,
+			SACK3_START, SACK3_END } },
 	},
 	{
 		.name = "accecn_est_dsack",
 		.in = { ACCECN_EST_IN, .num_sacks = 1, .dsack = 1 },
 		.out = { .size = 40, .mss_delta = 28, .words = {
-			EST_TS_WORDS, ACCECN_EST_2_FIELDS, 0x01010512,
-			DSACK_START, DSACK_END, SACK1_START, SACK1_END } },
+			0x0101080a, EST_TSVAL, EST_TSECR, 0xae081111,
+			0x11222222, 0x01010512, DSACK_START, DSACK_END,
+			SACK1_START, SACK1_END } },
 	},
 	{
 		.name = "accecn_est_option_off",
 		.in = { ACCECN_EST_IN, .ecn_option = ECN_OPTION_OFF },
-		.out = { .size = 12, .words = { EST_TS_WORDS } },
+		.out = { .size = 12, .words = {
+			0x0101080a, EST_TSVAL, EST_TSECR } },
 	},
 	{
 		.name = "accecn_est_minimum_not_owed",
 		.in = { ACCECN_EST_IN, .ecn_option = ECN_OPTION_MINIMUM },
-		.out = { .size = 12, .words = { EST_TS_WORDS } },
+		.out = { .size = 12, .words = {
+			0x0101080a, EST_TSVAL, EST_TSECR } },
 	},
 	{
 		.name = "accecn_est_minimum_owed",
 		.in = { ACCECN_EST_IN, .ecn_option = ECN_OPTION_MINIMUM,
 			.accecn_demand = 1 },
 		.out = { .size = 24, .mss_delta = 12, .words = {
-			EST_TS_WORDS, ACCECN_EST_3_FIELDS } },
+			0x0101080a, EST_TSVAL, EST_TSECR, 0xae0b1111,
+			0x11222222, 0x33333301 } },
 	},
 	{
 		/* Options seemed to be dropped (section 3.2.3.2.2). */
 		.name = "accecn_est_full_fail_send",
 		.in = { ACCECN_EST_IN, .accecn_fail_send = 1 },
-		.out = { .size = 12, .words = { EST_TS_WORDS } },
+		.out = { .size = 12, .words = {
+			0x0101080a, EST_TSVAL, EST_TSECR } },
 	},
 	{
 		.name = "accecn_est_persist_fail_send",
 		.in = { ACCECN_EST_IN, .ecn_option = ECN_OPTION_PERSIST,
 			.accecn_fail_send = 1 },
 		.out = { .size = 24, .mss_delta = 12, .words = {
-			EST_TS_WORDS, ACCECN_EST_3_FIELDS } },
+			0x0101080a, EST_TSVAL, EST_TSECR, 0xae0b1111,
+			0x11222222, 0x33333301 } },
 	},
 	{
 		/* MD5 costs its 20 bytes of MSS since 6.7 (compat header),
@@ -1041,8 +1049,8 @@ static const struct tcp_opt_case tcp_opt_accecn_cases[] = {
 		.in = { ACCECN_EST_IN, .md5 = 1 },
 		.out = { .size = 40, .mss_delta = 28, .words = {
 			MD5_OPTION, MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
-			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED, EST_TS_WORDS,
-			ACCECN_EST_2_FIELDS } },
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED, 0x0101080a,
+			EST_TSVAL, EST_TSECR, 0xae081111, 0x11222222 } },
 	},
 	{
 		/* 77a4fdf43c5e: a SACK block that does not fit next to MD5
@@ -1053,23 +1061,24 @@ static const struct tcp_opt_case tcp_opt_accecn_cases[] = {
 		.in = { ACCECN_EST_IN, .md5 = 1, .num_sacks = 1 },
 		.out = { .size = 40, .mss_delta = 28, .words = {
 			MD5_OPTION, MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
-			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED, EST_TS_WORDS,
-			ACCECN_EST_2_FIELDS } },
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED, 0x0101080a,
+			EST_TSVAL, EST_TSECR, 0xae081111, 0x11222222 } },
 	},
 	{
 		.name = "accecn_est_ao",
 		.in = { ACCECN_EST_IN, .ao_maclen = 12 },
 		.out = { .size = 40, .mss_delta = 12, .words = {
 			0x1d100709, AO_MAC_UNTOUCHED, AO_MAC_UNTOUCHED,
-			AO_MAC_UNTOUCHED, EST_TS_WORDS, ACCECN_EST_3_FIELDS } },
+			AO_MAC_UNTOUCHED, 0x0101080a, EST_TSVAL, EST_TSECR,
+			0xae0b1111, 0x11222222, 0x33333301 } },
 	},
 	{
 		.name = "accecn_est_ao_sack",
 		.in = { ACCECN_EST_IN, .ao_maclen = 12, .num_sacks = 1 },
 		.out = { .size = 40, .mss_delta = 12, .words = {
 			0x1d100709, AO_MAC_UNTOUCHED, AO_MAC_UNTOUCHED,
-			AO_MAC_UNTOUCHED, EST_TS_WORDS, 0xae02050a,
-			SACK1_START, SACK1_END } },
+			AO_MAC_UNTOUCHED, 0x0101080a, EST_TSVAL, EST_TSECR,
+			0xae02050a, SACK1_START, SACK1_END } },
 	},
 };
 
@@ -1724,45 +1733,49 @@ struct tcp_opt_accecn_write_case {
 	u32 words[TCP_OPT_WORDS];
 };
 
-#define SACK1_WORDS		0x0101050a, SACK1_START, SACK1_END
-
 static const struct tcp_opt_accecn_write_case tcp_opt_accecn_write_cases[] = {
 	{ "accecn_write_3_fields", 3, ACCECN_NEXT_NOTHING, 24,
-	  { EST_TS_WORDS, ACCECN_EST_3_FIELDS } },
+	  { 0x0101080a, EST_TSVAL, EST_TSECR, 0xae0b1111, 0x11222222,
+	    0x33333301 } },
 	{ "accecn_write_3_fields_sack_perm", 3, ACCECN_NEXT_SACK_PERM, 16,
-	  { ACCECN_EST_3_FIELDS, 0x01010402 } },
+	  { 0xae0b1111, 0x11222222, 0x33333301, 0x01010402 } },
 	{ "accecn_write_3_fields_wscale", 3, ACCECN_NEXT_WSCALE, 28,
-	  { EST_TS_WORDS, ACCECN_EST_3_FIELDS, 0x01030307 } },
+	  { 0x0101080a, EST_TSVAL, EST_TSECR, 0xae0b1111, 0x11222222,
+	    0x33333301, 0x01030307 } },
 	{ "accecn_write_3_fields_sack", 3, ACCECN_NEXT_SACK, 36,
-	  { EST_TS_WORDS, ACCECN_EST_3_FIELDS, SACK1_WORDS } },
+	  { 0x0101080a, EST_TSVAL, EST_TSECR, 0xae0b1111, 0x11222222,
+	    0x33333301, 0x0101050a, SACK1_START, SACK1_END } },
 	{ "accecn_write_2_fields", 2, ACCECN_NEXT_NOTHING, 20,
-	  { EST_TS_WORDS, ACCECN_EST_2_FIELDS } },
+	  { 0x0101080a, EST_TSVAL, EST_TSECR, 0xae081111, 0x11222222 } },
 	{ "accecn_write_2_fields_sack_perm", 2, ACCECN_NEXT_SACK_PERM, 12,
-	  { ACCECN_EST_2_FIELDS, 0x01010402 } },
+	  { 0xae081111, 0x11222222, 0x01010402 } },
 	{ "accecn_write_2_fields_wscale", 2, ACCECN_NEXT_WSCALE, 24,
-	  { EST_TS_WORDS, ACCECN_EST_2_FIELDS, 0x01030307 } },
+	  { 0x0101080a, EST_TSVAL, EST_TSECR, 0xae081111, 0x11222222,
+	    0x01030307 } },
 	{ "accecn_write_2_fields_sack", 2, ACCECN_NEXT_SACK, 32,
-	  { EST_TS_WORDS, ACCECN_EST_2_FIELDS, SACK1_WORDS } },
+	  { 0x0101080a, EST_TSVAL, EST_TSECR, 0xae081111, 0x11222222,
+	    0x0101050a, SACK1_START, SACK1_END } },
 	/* The fifth byte, EE1B's last, takes the first NOP that follows. */
 	{ "accecn_write_1_field", 1, ACCECN_NEXT_NOTHING, 20,
-	  { EST_TS_WORDS, 0xae051111, 0x11010101 } },
+	  { 0x0101080a, EST_TSVAL, EST_TSECR, 0xae051111, 0x11010101 } },
 	{ "accecn_write_1_field_sack_perm", 1, ACCECN_NEXT_SACK_PERM, 8,
 	  { 0xae051111, 0x11010402 } },
 	{ "accecn_write_1_field_wscale", 1, ACCECN_NEXT_WSCALE, 20,
-	  { EST_TS_WORDS, 0xae051111, 0x11030307 } },
+	  { 0x0101080a, EST_TSVAL, EST_TSECR, 0xae051111, 0x11030307 } },
 	{ "accecn_write_1_field_sack", 1, ACCECN_NEXT_SACK, 28,
-	  { EST_TS_WORDS, 0xae051111, 0x1101050a, SACK1_START,
-	    SACK1_END } },
+	  { 0x0101080a, EST_TSVAL, EST_TSECR, 0xae051111, 0x1101050a,
+	    SACK1_START, SACK1_END } },
 	/* Kind and length take two NOPs in a row. */
 	{ "accecn_write_0_fields", 0, ACCECN_NEXT_NOTHING, 16,
-	  { EST_TS_WORDS, 0xae020101 } },
+	  { 0x0101080a, EST_TSVAL, EST_TSECR, 0xae020101 } },
 	{ "accecn_write_0_fields_sack_perm", 0, ACCECN_NEXT_SACK_PERM, 4,
 	  { 0xae020402 } },
 	/* WSCALE has one NOP: kind and length are not split around it. */
 	{ "accecn_write_0_fields_wscale", 0, ACCECN_NEXT_WSCALE, 20,
-	  { EST_TS_WORDS, 0x01030307, 0xae020101 } },
+	  { 0x0101080a, EST_TSVAL, EST_TSECR, 0x01030307, 0xae020101 } },
 	{ "accecn_write_0_fields_sack", 0, ACCECN_NEXT_SACK, 24,
-	  { EST_TS_WORDS, 0xae02050a, SACK1_START, SACK1_END } },
+	  { 0x0101080a, EST_TSVAL, EST_TSECR, 0xae02050a, SACK1_START,
+	    SACK1_END } },
 };
 
 static void tcp_opt_accecn_write_desc(const struct tcp_opt_accecn_write_case *c,

@@ -100,7 +100,7 @@ class RealSourceTest(unittest.TestCase):
         # 64 table rows and plain cases, 12 TCP-AO rows, 30 sweep groups
         # (10 of them TCP-AO).
         self.assertEqual(len(self.names), 147)
-        self.assertEqual(len(set(self.names)), 106)
+        self.assertEqual(len(set(self.names)), 147)
 
     def test_sweep_groups_are_cases(self) -> None:
         self.assertIn('syn', self.names)
