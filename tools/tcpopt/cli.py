@@ -273,7 +273,8 @@ def sweep_step(settings: Settings, tally: Tally) -> None:
     A tree built with TCP-AO also prints the AO groups, so they are due.
     """
     result = sweep.compare(last_run(settings).sweep,
-                           ao=settings.has_tcp_ao)
+                           ao=settings.has_tcp_ao,
+                           accecn=settings.has_accecn)
     print(sweep.format_report(result))
     print(f'{"PASS" if result.ok else "FAIL"} sweep on {settings.tree}')
     tally.add(result.ok)
@@ -525,22 +526,19 @@ def step_titles(tree: str, demo: bool) -> List[str]:
 
 def test_help() -> str:
     """The test command's steps for --help, from tree_steps() itself, so
-    the help cannot fall behind the steps."""
+    the help cannot fall behind them."""
     every = step_titles(DEFAULT_TREE, demo=True)
     light = [tree for tree in TEST_TREES if tree not in FULL_CHECK_TREES]
-    groups = [(f'on every tree ({", ".join(TEST_TREES)}), here '
-               f'{DEFAULT_TREE}:', len(step_titles(light[0], demo=False))
-               if light else 0),
-              (f'on {" and ".join(FULL_CHECK_TREES)} only:',
-               len(step_titles(DEFAULT_TREE, demo=False))),
-              ('on the first tree only, unless --quick:', len(every))]
-    lines = ['the test command (./run.sh test), in order:',
-             '  1. host tool unit tests']
+    ends = {f'on every tree ({", ".join(TEST_TREES)}), here {DEFAULT_TREE}:':
+            len(step_titles(light[0], demo=False)) if light else 0,
+            f'on {" and ".join(FULL_CHECK_TREES)} only:':
+            len(step_titles(DEFAULT_TREE, demo=False)),
+            'on the first tree only, unless --quick:': len(every)}
+    lines = ['the test command, in order:', '  1. host tool unit tests']
     start = 0
-    for head, end in groups:
-        lines.append(f'  {head}')
-        lines += [f'  {number}. {title}' for number, title in
-                  enumerate(every[start:end], start + 2)]
+    for head, end in ends.items():
+        lines += [f'  {head}'] + [f'  {number}. {title}' for number, title
+                                  in enumerate(every[start:end], start + 2)]
         start = end
     return '\n'.join(lines)
 
@@ -648,6 +646,15 @@ def _existing(patches: Optional[List[Path]]) -> List[Path]:
     return [patch.resolve() for patch in patches or []]
 
 
+def install(trees: List[Settings]) -> None:
+    """The Debian packages of these trees, and the backported ones."""
+    deps.ensure_packages(deps.required_packages(
+        *[package for tree in trees for package in tree.apt_packages]))
+    for settings in trees:
+        if settings.tree in BACKPORTED:
+            backports.ensure(settings.work_dir, settings.tree)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
@@ -660,20 +667,12 @@ def main(argv: Optional[List[str]] = None) -> int:
             (list(TEST_TREES) if args.command == 'test' else [DEFAULT_TREE])
         trees = [Settings.create(name, sanitize=args.sanitize)
                  for name in names]
-        deps.ensure_packages(deps.required_packages(
-            *[p for s in trees for p in s.apt_packages]))
-        for settings in trees:
-            if settings.tree in BACKPORTED:
-                backports.ensure(settings.work_dir, settings.tree)
+        install(trees)
         if args.command == 'test':
             return cmd_test(trees, quick=args.quick)
         if args.compare:
             pair = [Settings.create(name) for name in args.compare]
-            deps.ensure_packages(deps.required_packages(
-                *[p for s in pair for p in s.apt_packages]))
-            for settings in pair:
-                if settings.tree in BACKPORTED:
-                    backports.ensure(settings.work_dir, settings.tree)
+            install(pair)
             return cmd_compare(*pair)
         if args.command == 'layouts':
             return cmd_layouts(trees[0], update=args.update,
