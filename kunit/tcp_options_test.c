@@ -1899,7 +1899,9 @@ static void tcp_opt_dsack_sent_once_test(struct kunit *test)
  * invariants of tcp_opt_check_written() and printed as one '# sweep:'
  * record; the host compares each record with its reference model
  * (tools/tcpopt/model.py), which is written from the RFCs, not from this
- * file's tables.
+ * file's tables. AccECN groups (6.18+) fix MSS and wscale too, send the
+ * option whenever it fits (tcp_ecn_option 2) and, on established
+ * segments, loop over the fields owed (accecn_minlen 0 to 3).
  */
 struct tcp_opt_sweep_group {
 	const char *name;
@@ -1907,6 +1909,7 @@ struct tcp_opt_sweep_group {
 	bool md5, syncookie;
 	enum tcp_opt_fo fo;
 	bool ao;
+	bool accecn;
 };
 
 static const struct tcp_opt_sweep_group tcp_opt_sweep_groups[] = {
@@ -1940,6 +1943,21 @@ static const struct tcp_opt_sweep_group tcp_opt_sweep_groups[] = {
 	{ "synack_cookie_ao_fo", TCP_OPT_SYNACK, 0, 1, TCP_OPT_FO_RFC7413, true },
 	{ "synack_cookie_ao_foexp", TCP_OPT_SYNACK, 0, 1, TCP_OPT_FO_EXP, true },
 	{ "established_ao", TCP_OPT_ESTABLISHED, 0, 0, TCP_OPT_FO_NONE, true },
+	{ "synack_accecn", TCP_OPT_SYNACK, 0, 0, TCP_OPT_FO_NONE, 0, true },
+	{ "synack_accecn_fo", TCP_OPT_SYNACK, 0, 0, TCP_OPT_FO_RFC7413, 0,
+	  true },
+	{ "synack_accecn_foexp", TCP_OPT_SYNACK, 0, 0, TCP_OPT_FO_EXP, 0,
+	  true },
+	{ "synack_accecn_md5", TCP_OPT_SYNACK, 1, 0, TCP_OPT_FO_NONE, 0, true },
+	{ "synack_cookie_accecn", TCP_OPT_SYNACK, 0, 1, TCP_OPT_FO_NONE, 0,
+	  true },
+	{ "synack_accecn_ao", TCP_OPT_SYNACK, 0, 0, TCP_OPT_FO_NONE, 1, true },
+	{ "established_accecn", TCP_OPT_ESTABLISHED, 0, 0, TCP_OPT_FO_NONE, 0,
+	  true },
+	{ "established_accecn_md5", TCP_OPT_ESTABLISHED, 1, 0, TCP_OPT_FO_NONE,
+	  0, true },
+	{ "established_accecn_ao", TCP_OPT_ESTABLISHED, 0, 0, TCP_OPT_FO_NONE,
+	  1, true },
 };
 
 static const u16 tcp_opt_sweep_mss[] = { 536, 1220, 1460, 65495 };
@@ -2019,17 +2037,19 @@ static unsigned int tcp_opt_sweep_handshake(struct kunit *test,
 {
 	unsigned int mss_values = ARRAY_SIZE(tcp_opt_sweep_mss) *
 				  tcp_opt_sweep_scale;
+	unsigned int macs = g->ao ? ARRAY_SIZE(tcp_opt_sweep_ao_maclen) : 1;
 	unsigned int flags, m, w, count = 0;
 
 	for (flags = 0; flags < 8; flags++) {
 		in->ts = flags & 1;
 		in->sack = flags & 2;
 		in->ws = flags & 4;
-		if (g->ao) {
+		if (g->ao || g->accecn) {
 			in->mss = 1460;
 			in->wscale = 7;
-			for (m = 0; m < ARRAY_SIZE(tcp_opt_sweep_ao_maclen); m++) {
-				in->ao_maclen = tcp_opt_sweep_ao_maclen[m];
+			for (m = 0; m < macs; m++) {
+				in->ao_maclen = g->ao ?
+						tcp_opt_sweep_ao_maclen[m] : 0;
 				count += tcp_opt_sweep_fo(test, g, in);
 			}
 			continue;
@@ -2046,14 +2066,17 @@ static unsigned int tcp_opt_sweep_handshake(struct kunit *test,
 	return count;
 }
 
-/* Established: TS, D-SACK and 0..TCP_NUM_SACKS blocks, per MAC length. */
+/* Established: TS, D-SACK and 0..TCP_NUM_SACKS blocks, per MAC length
+ * and, with AccECN, per number of fields owed.
+ */
 static unsigned int tcp_opt_sweep_established(struct kunit *test,
 					      const struct tcp_opt_sweep_group *g,
 					      struct tcp_opt_input *in)
 {
 	unsigned int flags, m, macs = g->ao ?
 		ARRAY_SIZE(tcp_opt_sweep_ao_maclen) : 1;
-	unsigned int count = 0;
+	unsigned int owed = g->accecn ? TCP_OPT_ACCECN_FIELDS + 1 : 1;
+	unsigned int count = 0, f;
 
 	for (m = 0; m < macs; m++) {
 		in->ao_maclen = g->ao ? tcp_opt_sweep_ao_maclen[m] : 0;
@@ -2061,8 +2084,11 @@ static unsigned int tcp_opt_sweep_established(struct kunit *test,
 			in->ts = flags & 1;
 			in->dsack = flags & 2;
 			in->num_sacks = flags >> 2;
-			tcp_opt_sweep_one(test, in);
-			count++;
+			for (f = 0; f < owed; f++) {
+				in->accecn_minlen = f;
+				tcp_opt_sweep_one(test, in);
+				count++;
+			}
 		}
 	}
 	return count;
@@ -2072,7 +2098,10 @@ static unsigned int tcp_opt_sweep_run_group(struct kunit *test,
 					    const struct tcp_opt_sweep_group *g)
 {
 	struct tcp_opt_input in = { .pkt = g->pkt, .md5 = g->md5,
-				    .syncookie = g->syncookie, .fo = g->fo };
+				    .syncookie = g->syncookie, .fo = g->fo,
+				    .accecn = g->accecn,
+				    .ecn_option = g->accecn ? ECN_OPTION_FULL :
+								 ECN_OPTION_OFF };
 
 	if (g->pkt == TCP_OPT_ESTABLISHED)
 		return tcp_opt_sweep_established(test, g, &in);

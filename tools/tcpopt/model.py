@@ -1,4 +1,4 @@
-"""The TCP options Linux 6.1 and 6.12 write, modelled from the RFCs.
+"""The TCP options Linux 6.1, 6.12 and 7.3 write, modelled from the RFCs.
 
 The encodings come from the RFCs: MSS (RFC 9293 section 3.2: kind 2,
 len 4), window scale and timestamps (RFC 7323: kind 3 len 3, kind 8
@@ -6,15 +6,18 @@ len 10), SACK_PERM and SACK (RFC 2018: kind 4 len 2, kind 5 len 2 + 8n),
 MD5 (RFC 2385: kind 19 len 18), TCP-AO (RFC 5925 section 2.2: kind 29
 len 4 + MAC, KeyID, RNextKeyID), Fast Open (RFC 7413: kind 34 len 2 +
 cookie) and its experimental form (RFC 6994: kind 254 len 4 + cookie,
-ExID 0xF989). The order and the 40-byte budget are the ones Linux
+ExID 0xF989) and AccECN (RFC 9768 section 3.2.3: kind 174, len 2 + 3
+per field, EE1B, ECEB, EE0B). The order and the 40-byte budget are the ones Linux
 documents (the comments above tcp_options_write() and in
 tcp_synack_options(), and the TCP-AO setsockopt's size check); nothing
 here is transcribed from the C code, so the sweep in tcpopt.sweep
 compares two independent descriptions.
 
 Without TCP-AO, 6.1 and 6.12 write the same layouts. TCP-AO exists from
-Linux 6.7 on, so of the supported trees only 6.12 has it: inputs with
-ao_maclen > 0 describe 6.12 only.
+Linux 6.7 on, so of the supported trees 6.12 and 7.3 have it: inputs with
+ao_maclen > 0 describe those. AccECN (6.18 on) is 7.3's only; how many
+of its fields Linux sends, and where their spare bytes go, is Linux
+policy, written down once in the AccECN section below.
 
 The values the in-kernel harness feeds the writer (TS val/ecr per packet
 kind, the SACK blocks, the Fast Open cookie bytes, the TCP-AO KeyIDs, the
@@ -47,6 +50,9 @@ MD5_DIGEST_LEN = 16
 TCPOPT_AO, TCPOLEN_AO_BASE = 29, 4              # RFC 5925: + the MAC
 TCPOPT_FASTOPEN, TCPOLEN_FASTOPEN_BASE = 34, 2  # RFC 7413
 TCPOPT_EXP, TCPOLEN_EXP_FASTOPEN_BASE = 254, 4  # RFC 6994
+TCPOPT_ACCECN0, TCPOPT_ACCECN1 = 172, 174       # RFC 9768 section 3.2.3
+TCPOLEN_ACCECN_BASE, ACCECN_FIELD_LEN = 2, 3
+ACCECN_MAX_FIELDS = 3
 FASTOPEN_MAGIC = 0xF989                         # RFC 7413's ExID
 
 # Linux's 32-bit aligned cost of each option (NOP padding included).
@@ -79,6 +85,16 @@ AO_KEY_IDS = {'syn': (0x07, 0x09), 'synack': (0x03, 0x04),
               'established': (0x07, 0x09)}
 # The harness poisons the option space; the writer leaves the hash alone.
 UNWRITTEN = 0xa5
+# AccECN fields, 24 bits each. A SYN-ACK reports the counters' initial
+# values (RFC 9768 section 3.2.1: EE0B and EE1B start at 1, ECEB at 0); the
+# harness's established socket has counted bytes that make these fields.
+ACCECN_SYNACK = {'e1b': 1, 'ceb': 0, 'e0b': 1}
+ACCECN_ESTABLISHED = {'e1b': 0x111111, 'ceb': 0x222222, 'e0b': 0x333333}
+ACCECN1_ORDER = ('e1b', 'ceb', 'e0b')
+ACCECN0_ORDER = ('e0b', 'ceb', 'e1b')
+# tcp_ecn_option (Documentation/networking/ip-sysctl.rst).
+ECN_OPTION_OFF, ECN_OPTION_MINIMUM, ECN_OPTION_FULL, ECN_OPTION_PERSIST = \
+    range(4)
 
 # The cross product the kernel's tcp_opt_sweep suite walks.
 SWEEP_MSS = (536, 1220, 1460, 65495)
@@ -88,6 +104,8 @@ SWEEP_FO_LEN = (0, 4, 6, 8, 10, 12, 14, 16)
 SWEEP_AO_MACLEN = (4, 6, 10, 12, 16)
 SWEEP_AO_MSS = 1460
 SWEEP_AO_WSCALE = 7
+# The AccECN groups (7.3 only) fix MSS and wscale as the AO ones do.
+SWEEP_ACCECN_MINLEN = tuple(range(ACCECN_MAX_FIELDS + 1))
 
 # Keys of a '# sweep:' record, in the order the kernel prints them.
 FIELDS = ('kind', 'ts', 'sack', 'ws', 'md5', 'syncookie', 'mss', 'wscale',
@@ -95,6 +113,8 @@ FIELDS = ('kind', 'ts', 'sack', 'ws', 'md5', 'syncookie', 'mss', 'wscale',
 # Keys a record has only when not zero: 6.12's TCP-AO MAC length, printed
 # after dsack, so that 6.1's records and 6.12's non-AO ones are unchanged.
 OPTIONAL_FIELDS = ('ao_maclen',)
+# Keys of a record about an AccECN packet, all present or none (7.3).
+ACCECN_FIELDS = ('accecn', 'ecn_option', 'minlen', 'demand', 'fail_send')
 # Keys that describe the kernel's output, not the inputs.
 OUTPUT_FIELDS = ('size', 'bytes')
 
@@ -106,7 +126,10 @@ class Inputs:
     SYN: ts, sack, ws are the sysctls. SYN-ACK: the request's tstamp_ok,
     sack_ok, wscale_ok. Established: ts is tstamp_ok; sacks and dsack are
     the queued SACK and D-SACK blocks. ao_maclen is the MAC length of the
-    TCP-AO key in use (6.12), 0 for none. Fields a packet kind does not
+    TCP-AO key in use (6.12), 0 for none. accecn: the SYN-ACK's request or
+    the established connection negotiated AccECN and saw the peer's option;
+    ecn_option is the sysctl, minlen the fields owed, demand an ACK owed
+    an option, fail_send a failed send (7.3). Fields a packet kind does not
     read must keep their zero value, so that equal packets compare equal.
     """
 
@@ -123,6 +146,11 @@ class Inputs:
     sacks: int = 0
     dsack: bool = False
     ao_maclen: int = 0
+    accecn: bool = False
+    ecn_option: int = 0
+    minlen: int = 0
+    demand: bool = False
+    fail_send: bool = False
 
     def __post_init__(self) -> None:
         problem = _problem(self)
@@ -141,6 +169,7 @@ class Plan(NamedTuple):
     sack_blocks: int
     fast_open: bool
     ao: bool = False
+    accecn_fields: int = -1         # -1: no AccECN option
 
 
 class Option(NamedTuple):
@@ -162,6 +191,17 @@ def _problem(i: Inputs) -> str:
     if i.md5 and i.ao_maclen:
         # A segment carries one signature: Linux picks one key per packet.
         return 'MD5 and TCP-AO are exclusive'
+    if not i.accecn and (i.ecn_option or i.minlen or i.demand or
+                         i.fail_send):
+        return 'ecn_option, minlen, demand and fail_send need accecn'
+    if i.accecn and i.kind == 'syn':
+        return 'AccECN is modelled on SYN-ACKs and established segments'
+    if not 0 <= i.ecn_option <= ECN_OPTION_PERSIST:
+        return f'ecn_option must be 0..{ECN_OPTION_PERSIST}'
+    if not 0 <= i.minlen <= ACCECN_MAX_FIELDS or \
+            (i.kind != 'established' and (i.minlen or i.demand or
+                                          i.fail_send)):
+        return 'minlen (0..3), demand and fail_send are established-only'
     if i.kind == 'established':
         # The established calculator reads none of these.
         if i.sack or i.ws or i.syncookie or i.mss or i.wscale or \
@@ -235,8 +275,16 @@ def _handshake_plan(i: Inputs) -> Plan:
         remaining -= ALIGNED_SACK_PERM
     # A cookie that does not fit is left out whole, never cut.
     fast_open = i.fo != 'none' and fast_open_size(i) <= remaining
+    if fast_open:
+        remaining -= fast_open_size(i)
+    fields = -1
+    if i.accecn and i.ecn_option != ECN_OPTION_OFF and \
+            remaining >= TCPOLEN_ACCECN_BASE:
+        fields, _ = accecn_fit(remaining, synack_saving(ts, i.sack, i.ws),
+                               0, 0)
     return Plan(md5=i.md5, mss=True, ts=ts, sack_perm=i.sack, ws=i.ws,
-                sack_blocks=0, fast_open=fast_open, ao=bool(i.ao_maclen))
+                sack_blocks=0, fast_open=fast_open, ao=bool(i.ao_maclen),
+                accecn_fields=fields)
 
 
 def _established_plan(i: Inputs) -> Plan:
@@ -249,8 +297,105 @@ def _established_plan(i: Inputs) -> Plan:
     if queued and remaining >= ALIGNED_SACK_BASE + TCPOLEN_SACK_PERBLOCK:
         blocks = min(queued, (remaining - ALIGNED_SACK_BASE) //
                      TCPOLEN_SACK_PERBLOCK)
+    fields = -1
+    if accecn_sent_established(i):
+        used = MAX_OPTION_SPACE - remaining
+        if blocks:
+            used += ALIGNED_SACK_BASE + TCPOLEN_SACK_PERBLOCK * blocks
+        fields, blocks = accecn_fit(MAX_OPTION_SPACE - used,
+                                    2 if blocks else 0, i.minlen, blocks)
     return Plan(md5=i.md5, mss=False, ts=i.ts, sack_perm=False, ws=False,
-                sack_blocks=blocks, fast_open=False, ao=bool(i.ao_maclen))
+                sack_blocks=blocks, fast_open=False, ao=bool(i.ao_maclen),
+                accecn_fields=fields)
+
+
+# --- AccECN: the Linux policy ------------------------------------------------
+#
+# RFC 9768 fixes the encoding and leaves to the implementation when to send
+# the option and with how many fields. Linux's choices, from the comments
+# of tcp_options_write() and tcp_options_fit_accecn() and from ip-sysctl.rst
+# (tcp_ecn_option), are this section and nothing else in this file:
+#  - The option goes right after TS (after MSS, MD5 or AO without TS).
+#  - It carries as many fields as fit, three first. Its length mod 4 is
+#    spare bytes: they go into the NOPs of the next option when that has
+#    room (2 before SACK blocks; on a SYN-ACK, 2 before SACK_PERM without
+#    TS, else 1 before WSCALE), and the option is padded to a word when it
+#    has not. A 2-byte leftover never splits around WSCALE's single NOP:
+#    it waits for two NOPs or is padded (accecn_tail()).
+#  - An established segment owes at least minlen fields. If they do not
+#    fit and more than 2 SACK blocks go out, blocks are given up one at a
+#    time and the count restarts from three; if even then no count fits,
+#    the blocks come back and no option goes out.
+#  - A SYN-ACK sends it when the request negotiated AccECN, tcp_ecn_option
+#    is not 0 and 2 bytes are left (never on a retransmission). An
+#    established segment sends it with tcp_ecn_option 3; with 2 unless a
+#    send failed; with 1 only when owed (demand; the beacon is off here).
+
+def accecn_length(fields: int) -> int:
+    return TCPOLEN_ACCECN_BASE + ACCECN_FIELD_LEN * fields
+
+
+def accecn_cost(fields: int, saving: int) -> int:
+    """The option space an option of @fields takes when the next option
+    has @saving NOP bytes it can give up."""
+    length = accecn_length(fields)
+    spare = length % ALIGNED_WORD
+    return length - spare if spare <= saving else align4(length)
+
+
+def accecn_fit(space: int, saving: int, owed: int,
+               blocks: int) -> Tuple[int, int]:
+    """(fields, SACK blocks) Linux sends in @space; fields -1: none."""
+    kept = blocks
+    while True:
+        for fields in range(ACCECN_MAX_FIELDS, owed - 1, -1):
+            if accecn_cost(fields, saving) <= space:
+                return fields, kept
+        if owed == 0 or kept <= 2:
+            return -1, blocks
+        kept -= 1
+        space += TCPOLEN_SACK_PERBLOCK
+
+
+def synack_saving(ts: bool, sack_perm: bool, ws: bool) -> int:
+    if sack_perm and not ts:
+        return 2
+    return 1 if ws else 0
+
+
+def accecn_sent_established(i: Inputs) -> bool:
+    if not i.accecn or i.ecn_option == ECN_OPTION_OFF:
+        return False
+    if i.fail_send and i.ecn_option < ECN_OPTION_PERSIST:
+        return False
+    return i.ecn_option >= ECN_OPTION_FULL or i.demand
+
+
+def accecn_option(i: Inputs, fields: int) -> bytes:
+    """Kind 174 and the first @fields of EE1B, ECEB, EE0B, 24 bits each."""
+    values = ACCECN_SYNACK if i.kind == 'synack' else ACCECN_ESTABLISHED
+    return bytes([TCPOPT_ACCECN1, accecn_length(fields)]) + b''.join(
+        (values[name] & 0xffffff).to_bytes(3, 'big')
+        for name in ACCECN1_ORDER[:fields])
+
+
+def accecn_tail(option: bytes) -> Tuple[bytes, bytes]:
+    """(the whole words, the spare bytes) of an AccECN option; three
+    spare bytes never combine, so they come padded."""
+    whole = len(option) - len(option) % ALIGNED_WORD
+    head, spare = option[:whole], option[whole:]
+    if len(spare) == 3:
+        return head + spare + _nops(1), b''
+    return head, spare
+
+
+def _take_nops(word: bytes, spare: bytes) -> Tuple[bytes, bytes]:
+    """@word with its leading NOPs replaced by @spare when they are enough;
+    else @word unchanged and @spare still waiting."""
+    nops = len(word) - len(word.lstrip(bytes([TCPOPT_NOP])))
+    if spare and len(spare) <= nops:
+        return spare + word[len(spare):], b''
+    return word, spare
 
 
 def plan(i: Inputs) -> Plan:
@@ -268,6 +413,11 @@ def reserved_size(p: Plan, i: Inputs) -> int:
     if p.sack_blocks:
         size += ALIGNED_SACK_BASE + TCPOLEN_SACK_PERBLOCK * p.sack_blocks
     size += fast_open_size(i) if p.fast_open else 0
+    if p.accecn_fields >= 0:
+        saving = 2 if p.sack_blocks else 0
+        if i.kind == 'synack':
+            saving = synack_saving(p.ts, p.sack_perm, p.ws)
+        size += accecn_cost(p.accecn_fields, saving)
     return size
 
 
@@ -338,7 +488,8 @@ def _fast_open(i: Inputs) -> bytes:
 def layout(i: Inputs) -> bytes:
     """The option bytes the writer puts after the 20-byte header.
 
-    MD5 or TCP-AO (never both) comes first, then the 6.1 order.
+    MD5 or TCP-AO (never both) comes first, then the 6.1 order, AccECN
+    after TS.
     """
     p = plan(i)
     out = _md5() if p.md5 else _ao(i) if p.ao else b''
@@ -346,12 +497,23 @@ def layout(i: Inputs) -> bytes:
         out += struct.pack('!BBH', TCPOPT_MSS, TCPOLEN_MSS, i.mss)
     if p.ts:
         out += _timestamps(i, p.sack_perm)
-    elif p.sack_perm:
-        out += _nops(2) + bytes([TCPOPT_SACK_PERM, TCPOLEN_SACK_PERM])
+    spare = b''
+    if p.accecn_fields >= 0:
+        words, spare = accecn_tail(accecn_option(i, p.accecn_fields))
+        out += words
+    if p.sack_perm and not p.ts:
+        word, spare = _take_nops(
+            _nops(2) + bytes([TCPOPT_SACK_PERM, TCPOLEN_SACK_PERM]), spare)
+        out += word
     if p.ws:
-        out += _nops(1) + bytes([TCPOPT_WINDOW, TCPOLEN_WINDOW, i.wscale])
+        word, spare = _take_nops(
+            _nops(1) + bytes([TCPOPT_WINDOW, TCPOLEN_WINDOW, i.wscale]), spare)
+        out += word
     if p.sack_blocks:
-        out += _sack(i, p.sack_blocks)
+        word, spare = _take_nops(_sack(i, p.sack_blocks), spare)
+        out += word
+    if spare:
+        out += spare + _nops(ALIGNED_WORD - len(spare))
     if p.fast_open:
         out += _fast_open(i)
     # The encoder and the budget are written separately; they must agree.
@@ -398,7 +560,7 @@ def from_fields(fields: Mapping[str, str]) -> Inputs:
     missing = [key for key in FIELDS if key not in fields]
     if missing:
         raise ValueError(f'missing {", ".join(missing)}')
-    known = FIELDS + OPTIONAL_FIELDS + OUTPUT_FIELDS
+    known = FIELDS + OPTIONAL_FIELDS + ACCECN_FIELDS + OUTPUT_FIELDS
     unknown = [key for key in fields if key not in known]
     if unknown:
         raise ValueError(f'the model does not cover {", ".join(unknown)}')
@@ -414,7 +576,23 @@ def from_fields(fields: Mapping[str, str]) -> Inputs:
                   fo_len=number('fo_len'), sacks=number('sacks'),
                   dsack=flag('dsack'),
                   ao_maclen=_number('ao_maclen',
-                                    fields.get('ao_maclen', '0')))
+                                    fields.get('ao_maclen', '0')),
+                  **_accecn_inputs(fields))
+
+
+def _accecn_inputs(fields: Mapping[str, str]) -> Dict[str, object]:
+    """The AccECN keys, all or none, as Inputs arguments."""
+    present = [key for key in ACCECN_FIELDS if key in fields]
+    if not present:
+        return {}
+    if len(present) != len(ACCECN_FIELDS):
+        missing = [key for key in ACCECN_FIELDS if key not in fields]
+        raise ValueError(f'missing {", ".join(missing)}')
+    return {'accecn': _flag('accecn', fields['accecn']),
+            'ecn_option': _number('ecn_option', fields['ecn_option']),
+            'minlen': _number('minlen', fields['minlen']),
+            'demand': _flag('demand', fields['demand']),
+            'fail_send': _flag('fail_send', fields['fail_send'])}
 
 
 def to_fields(i: Inputs) -> Dict[str, str]:
@@ -423,9 +601,11 @@ def to_fields(i: Inputs) -> Dict[str, str]:
     ao_maclen only when there is an AO key, as the kernel prints it.
     """
     out: Dict[str, str] = {}
-    for key in FIELDS + OPTIONAL_FIELDS:
+    for key in FIELDS + OPTIONAL_FIELDS + ACCECN_FIELDS:
         value = getattr(i, key)
         if key in OPTIONAL_FIELDS and not value:
+            continue
+        if key in ACCECN_FIELDS and not i.accecn:
             continue
         out[key] = str(int(value)) if isinstance(value, bool) else str(value)
     return out
@@ -440,26 +620,32 @@ def to_text(i: Inputs) -> str:
 
 
 def _handshake_group(kind: str, md5: bool, syncookie: bool, fo: str,
-                     ao: bool = False) -> List[Inputs]:
+                     ao: bool = False, accecn: bool = False) -> List[Inputs]:
     fo_lens = (0,) if fo == 'none' else SWEEP_FO_LEN
-    # An AO group fixes MSS and wscale and walks the MAC lengths instead.
-    msses = (SWEEP_AO_MSS,) if ao else SWEEP_MSS
-    wscales = (SWEEP_AO_WSCALE,) if ao else SWEEP_WSCALE
+    # AO and AccECN groups fix MSS and wscale; AO walks the MAC lengths.
+    fixed = ao or accecn
+    msses = (SWEEP_AO_MSS,) if fixed else SWEEP_MSS
+    wscales = (SWEEP_AO_WSCALE,) if fixed else SWEEP_WSCALE
     maclens = SWEEP_AO_MACLEN if ao else (0,)
+    ecn = {'accecn': True, 'ecn_option': ECN_OPTION_FULL} if accecn else {}
     # The kernel's loop order: flags, MSS, wscale, MAC, cookie length.
     return [Inputs(kind=kind, ts=bool(flags & 1), sack=bool(flags & 2),
                    ws=bool(flags & 4), md5=md5, syncookie=syncookie,
                    mss=mss, wscale=wscale, fo=fo, fo_len=fo_len,
-                   ao_maclen=maclen)
+                   ao_maclen=maclen, **ecn)
             for flags in range(8) for mss in msses for wscale in wscales
             for maclen in maclens for fo_len in fo_lens]
 
 
-def _established_group(md5: bool, ao_maclen: int = 0) -> List[Inputs]:
+def _established_group(md5: bool, ao_maclen: int = 0,
+                       accecn: bool = False) -> List[Inputs]:
+    owed = SWEEP_ACCECN_MINLEN if accecn else (0,)
+    ecn = {'accecn': True, 'ecn_option': ECN_OPTION_FULL} if accecn else {}
     return [Inputs(kind='established', ts=bool(flags & 1), md5=md5,
                    dsack=bool(flags & 2), sacks=flags >> 2,
-                   ao_maclen=ao_maclen)
-            for flags in range(2 * (MAX_SACK_BLOCKS + 1) * 2)]
+                   ao_maclen=ao_maclen, minlen=minlen, **ecn)
+            for flags in range(2 * (MAX_SACK_BLOCKS + 1) * 2)
+            for minlen in owed]
 
 
 def _ao_groups() -> List[Inputs]:
@@ -474,11 +660,28 @@ def _ao_groups() -> List[Inputs]:
     return out
 
 
-def cross_product(ao: bool = False) -> List[Inputs]:
+def _accecn_groups() -> List[Inputs]:
+    """The 7.3-only AccECN groups, after the AO ones."""
+    out: List[Inputs] = []
+    for fo in FO_KINDS:
+        out += _handshake_group('synack', False, False, fo, accecn=True)
+    out += _handshake_group('synack', True, False, 'none', accecn=True)
+    out += _handshake_group('synack', False, True, 'none', accecn=True)
+    out += _handshake_group('synack', False, False, 'none', ao=True,
+                            accecn=True)
+    out += _established_group(False, accecn=True)
+    out += _established_group(True, accecn=True)
+    for maclen in SWEEP_AO_MACLEN:
+        out += _established_group(False, maclen, accecn=True)
+    return out
+
+
+def cross_product(ao: bool = False, accecn: bool = False) -> List[Inputs]:
     """Every combination the kernel's tcp_opt_sweep suite emits, in order.
 
-    @ao: the tree has TCP-AO (6.12 with CONFIG_TCP_AO), so the suite also
-    runs its AO groups; on 6.1 they are skipped and print nothing.
+    @ao: the tree has TCP-AO (6.12 and 7.3 with CONFIG_TCP_AO), so the
+    suite also runs its AO groups; on 6.1 they are skipped and print
+    nothing. @accecn: the tree has AccECN (7.3), and the AccECN groups run.
     """
     out: List[Inputs] = []
     for kind, cookies in (('syn', (False,)), ('synack', (False, True))):
@@ -488,7 +691,8 @@ def cross_product(ao: bool = False) -> List[Inputs]:
                     out += _handshake_group(kind, md5, syncookie, fo)
     for md5 in (False, True):
         out += _established_group(md5)
-    return out + (_ao_groups() if ao else [])
+    return out + (_ao_groups() if ao else []) + \
+        (_accecn_groups() if accecn else [])
 
 
 def parse_options(data: bytes) -> List[Option]:
@@ -553,6 +757,8 @@ def _describe(option: Option) -> str:
         edges = struct.unpack(f'!{len(body) // 4}I', body)
         return 'sack' + ''.join(f' {edges[n]}:{edges[n + 1]}'
                                 for n in range(0, len(edges), 2))
+    if kind in (TCPOPT_ACCECN0, TCPOPT_ACCECN1):
+        return _describe_accecn(option)
     if kind == TCPOPT_FASTOPEN:
         return 'FO' + (f' {body.hex()}' if body else '')
     if kind == TCPOPT_EXP and len(body) >= 2 and \
@@ -560,6 +766,19 @@ def _describe(option: Option) -> str:
         return 'FOEXP' + (f' {body[2:].hex()}' if len(body) > 2 else '')
     raise ValueError(f'kind {kind} at byte {option.offset} is not one the '
                      'writer emits')
+
+
+def _describe_accecn(option: Option) -> str:
+    body = option.payload
+    if len(body) % ACCECN_FIELD_LEN or \
+            len(body) > ACCECN_FIELD_LEN * ACCECN_MAX_FIELDS:
+        raise ValueError(f'AccECN at byte {option.offset}: length '
+                         f'{len(body) + 2}')
+    order = ACCECN1_ORDER if option.kind == TCPOPT_ACCECN1 \
+        else ACCECN0_ORDER
+    fields = [f'{name} {int.from_bytes(body[n:n + 3], "big")}'
+              for name, n in zip(order, range(0, len(body), 3))]
+    return ' '.join([f'AccECN{int(option.kind == TCPOPT_ACCECN1)}'] + fields)
 
 
 def packetdrill(data: bytes) -> str:

@@ -31,6 +31,7 @@ DEFAULT_TREE = '6.1'
 # The trees ./run.sh test covers when no --tree is given, and those it
 # runs the build-heavy steps on (cli.tree_steps).
 TEST_TREES = ('6.1', '6.12', '7.3')
+ACCECN_SINCE = (6, 18)                  # the AccECN option (RFC 9768)
 FULL_CHECK_TREES = ('6.1', '6.12')
 
 # The Kconfig symbol the series adds; off in production builds.
@@ -113,6 +114,12 @@ class Settings:
     def has_tcp_ao(self) -> bool:
         """Whether the kunit build enables TCP-AO, so the AO groups run."""
         return 'CONFIG_TCP_AO=y' in self.kconfig_add
+
+    @property
+    def has_accecn(self) -> bool:
+        """Whether the tree writes the AccECN option (6.18 and later), so
+        the AccECN groups run."""
+        return tuple(map(int, self.tree.split('.'))) >= ACCECN_SINCE
 
     @property
     def tarball(self) -> Path:

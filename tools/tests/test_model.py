@@ -756,3 +756,69 @@ class DecoderTest(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+class AccEcnTest(unittest.TestCase):
+    """RFC 9768 section 3.2.3 encodings under the Linux fitting policy."""
+
+    EST = dict(kind='established', ts=True, accecn=True, ecn_option=2)
+
+    def layout_hex(self, **fields) -> str:
+        return model.layout(model.Inputs(**fields)).hex()
+
+    def test_three_fields_are_padded_with_one_nop(self) -> None:
+        self.assertEqual(model.accecn_cost(3, 2), 12)
+        self.assertEqual(self.layout_hex(**self.EST),
+                         '0101080a0000000300000002'
+                         'ae0b111111222222333333' '01')
+
+    def test_bare_option_takes_the_sack_words_nops(self) -> None:
+        self.assertEqual(self.layout_hex(sacks=3, **self.EST)[24:32],
+                         'ae02051a')
+
+    def test_one_field_leftover_takes_the_first_sack_nop(self) -> None:
+        inputs = dict(self.EST, ts=False, sacks=4)
+        self.assertEqual(self.layout_hex(**inputs)[:16], 'ae05111111010522')
+
+    def test_owed_fields_cost_a_sack_block(self) -> None:
+        plan = model.plan(model.Inputs(sacks=3, minlen=1, **self.EST))
+        self.assertEqual((plan.accecn_fields, plan.sack_blocks), (2, 2))
+
+    def test_owed_fields_that_never_fit_keep_the_blocks(self) -> None:
+        plan = model.plan(model.Inputs(sacks=3, minlen=3, **self.EST))
+        self.assertEqual((plan.accecn_fields, plan.sack_blocks), (-1, 3))
+
+    def test_synack_one_field_leftover_takes_wscale_nop(self) -> None:
+        inputs = model.Inputs(kind='synack', ts=True, sack=True, ws=True,
+                              mss=1460, wscale=7, fo='rfc7413', fo_len=12,
+                              accecn=True, ecn_option=2)
+        self.assertEqual(model.layout(inputs).hex()[32:48],
+                         'ae05000001030307')
+
+    def test_two_byte_leftover_never_splits_around_wscale(self) -> None:
+        # WSCALE's one NOP cannot take kind and length: padded after it.
+        words, spare = model.accecn_tail(bytes([174, 2]))
+        self.assertEqual((words, spare), (b'', bytes([174, 2])))
+        self.assertEqual(model._take_nops(bytes([1, 3, 3, 7]), spare),
+                         (bytes([1, 3, 3, 7]), spare))
+
+    def test_minimum_sends_only_when_owed(self) -> None:
+        quiet = dict(self.EST, ecn_option=1)
+        self.assertEqual(self.layout_hex(**quiet), '0101080a0000000300000002')
+        self.assertIn('ae0b', self.layout_hex(demand=True, **quiet))
+
+    def test_fail_send_stops_all_but_persist(self) -> None:
+        self.assertNotIn('ae', self.layout_hex(fail_send=True, **self.EST)[24:])
+        persist = dict(self.EST, ecn_option=3)
+        self.assertIn('ae0b', self.layout_hex(fail_send=True, **persist))
+
+    def test_record_keys_come_all_or_none(self) -> None:
+        fields = model.to_fields(model.Inputs(**self.EST))
+        self.assertEqual(model.from_fields(fields), model.Inputs(**self.EST))
+        del fields['minlen']
+        with self.assertRaisesRegex(ValueError, 'missing minlen'):
+            model.from_fields(fields)
+
+    def test_packetdrill_names_the_fields_in_wire_order(self) -> None:
+        self.assertEqual(model.packetdrill(bytes.fromhex('ac08000001000002')),
+                         'AccECN0 e0b 1 ceb 2')
