@@ -31,6 +31,9 @@
 #include <net/net_namespace.h>
 
 #include "tcp_options_test.h"
+#ifdef TCPOPT_ACCECN1
+#include <net/tcp_ecn.h>
+#endif
 
 #define LIVE_PORT		8080
 /* Loopback MTU: MSS 1460 over IPv4, 1440 over IPv6. */
@@ -58,6 +61,7 @@ struct tcp_live_input {
 	u16 listen_maxseg;	/* TCP_MAXSEG on the listener, 0: none */
 	u16 connect_maxseg;	/* TCP_MAXSEG on the client, 0: none */
 	bool holes;		/* drop data segments 0, 2, 4 and 6 once */
+	bool accecn;		/* tcp_ecn=3: AccECN both ways (6.18+) */
 };
 
 /* Unit table rows (tcp_options_test.c) the packets must look like. */
@@ -202,6 +206,27 @@ static const struct tcp_live_case tcp_live_cases[] = {
 		.out = { .syn = "fo_syn_len0", .synack = "fo_synack_len8",
 			 .ack = "est_ts_0_sacks", .fo_syn = "fo_syn_len8",
 			 .fo_synack = "synack_ts_sack_ws", .est_bytes = 12 },
+	},
+	{
+		/* AccECN on both ends (RFC 9768). The SYN asks with header
+		 * flags only; the SYN-ACK reports the initial counters; every
+		 * later segment reports live ones, compared by position and
+		 * length. The data arrives ECT(0), so each ACK owes EE0B, the
+		 * third field: next to two or more SACK blocks it does not
+		 * fit, a third block is given up in vain, and no option goes
+		 * out (tcp_options_fit_accecn()).
+		 */
+		.name = "live_accecn_sack_holes",
+		.in = { .ts = 1, .sack = 1, .ws = 1, .listen_maxseg = 536,
+			.holes = 1, .accecn = 1 },
+		.out = { .syn = "syn_ts_sack_ws_mss1460_ws7",
+			 .synack = "accecn_synack_ts_sack_ws",
+			 .ack = "accecn_est_ts_0_sacks",
+			 .sack_ack = { "accecn_est_ts_1_sack",
+				       "est_ts_2_sacks",
+				       "est_ts_3_sacks",
+				       "est_ts_4_sacks_truncated" },
+			 .est_bytes = 24 },
 	},
 	{
 		/* TCP_MAXSEG on the client: its SYN announces 1000. */
@@ -386,6 +411,10 @@ static int tcp_live_netns(struct tcp_live *live)
 	net->ipv4.sysctl_tcp_sack = in->sack;
 	net->ipv4.sysctl_tcp_window_scaling = in->ws;
 	net->ipv4.sysctl_tcp_syncookies = in->syncookies;
+#ifdef TCPOPT_ACCECN1
+	if (in->accecn)
+		net->ipv4.sysctl_tcp_ecn = TCP_ECN_IN_ACCECN_OUT_ACCECN;
+#endif
 	if (in->fastopen)
 		net->ipv4.sysctl_tcp_fastopen = TFO_CLIENT_ENABLE |
 						TFO_SERVER_ENABLE;
@@ -605,6 +634,7 @@ static int tcp_live_expected_mss(int dev_mss, int peer, int own)
  */
 struct tcp_live_values {
 	int mss, wscale;
+	bool ecn_counters;	/* AccECN fields count what was received */
 	u32 sack[LIVE_SACK_ACKS][2];	/* newest first */
 	unsigned int sacks;
 };
@@ -645,6 +675,11 @@ static void tcp_live_expect_row(const struct tcp_opt_case *row,
 		case TCPOPT_MD5SIG:
 		case TCPOPT_FASTOPEN:
 			memset(mask + off + 2, 1, len - 2);
+			break;
+		case TCP_OPT_KIND_ACCECN0:
+		case TCP_OPT_KIND_ACCECN1:
+			if (v->ecn_counters)
+				memset(mask + off + 2, 1, len - 2);
 			break;
 		}
 		off += len;
@@ -776,7 +811,7 @@ static void tcp_live_check_handshake(struct tcp_live *live)
 	struct tcp_live_values synack = {
 		.mss = c->in.listen_maxseg ?: dev_mss, .wscale = LIVE_WSCALE,
 	};
-	struct tcp_live_values est = { };
+	struct tcp_live_values est = { .ecn_counters = true };
 
 	tcp_live_check(live, "SYN", tcp_live_find(live, true, true, false,
 						  false, 0), c->out.syn, &syn);
@@ -834,7 +869,7 @@ static void tcp_live_check_mss(struct tcp_live *live)
 static void tcp_live_check_sacks(struct tcp_live *live, u32 isn, u32 seg)
 {
 	const struct tcp_live_case *c = live->c;
-	struct tcp_live_values v = { };
+	struct tcp_live_values v = { .ecn_counters = true };
 	const struct tcp_live_pkt *p;
 	struct tcp_live_view view;
 	unsigned int k, b, data = 0;
@@ -1026,6 +1061,10 @@ static void tcp_live_test(struct kunit *test)
 		kunit_skip(test, "needs CONFIG_TCP_MD5SIG");
 	if (c->in.syncookies && !IS_ENABLED(CONFIG_SYN_COOKIES))
 		kunit_skip(test, "needs CONFIG_SYN_COOKIES");
+#ifndef TCPOPT_ACCECN1
+	if (c->in.accecn)
+		kunit_skip(test, "needs AccECN (RFC 9768), 6.18+");
+#endif
 	tcp_live_run(test, c, AF_INET);
 	if (IS_ENABLED(CONFIG_IPV6))
 		tcp_live_run(test, c, AF_INET6);
