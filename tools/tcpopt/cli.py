@@ -49,7 +49,7 @@ def kunit_step(settings: Settings,
     report every case."""
     source = worktree.prepare(settings, inject)
     version = worktree.kernel_version(source)
-    print(f'tree: {settings.package} {version} in {source}', flush=True)
+    print(f'tree: {settings.label} {version} in {source}', flush=True)
     status, log = build_and_boot(settings, source)
     expected = expected_cases(settings.kunit_dir)
     if not log.is_file():
@@ -348,17 +348,19 @@ def cmd_layouts(settings: Settings, update: bool = False,
     return 0 if verdict.ok and not tally.failed else 1
 
 
-def cmd_compare(old: Settings, new: Settings) -> int:
-    """docs/layouts/compare-<old>-<new>.md from both trees' runs."""
+def cmd_compare(trees: List[Settings]) -> int:
+    """docs/layouts/compare-<tree>-<tree>[-<tree>].md from the trees'
+    runs, oldest tree first."""
     runs = []
-    for settings in (old, new):
+    for settings in trees:
         with worktree.locked(settings):
             heading(f'KUnit suites on {settings.package}')
             if not kunit_step(settings).ok:
                 return 1
             runs.append(last_run(settings))
-    text = compare.render(old.tree, runs[0], new.tree, runs[1])
-    out = layouts.DOCS_DIR / f'compare-{old.tree}-{new.tree}.md'
+    names = [settings.tree for settings in trees]
+    text = compare.render(names, runs)
+    out = layouts.DOCS_DIR / f'compare-{"-".join(names)}.md'
     out.write_text(text)
     heading(f'{out.relative_to(REPO)}')
     print(text, end='')
@@ -549,11 +551,11 @@ OPTION_COMMANDS = {
     'quick': ('test',), 'sanitize': ('run',), 'inject': ('run', 'layouts'),
     'compare': ('layouts',), 'update': ('layouts',),
     'kunitconfig_costs': ('bench',), 'regen': ('series',),
-    'export': ('series',),
+    'export': ('series',), 'source': ('run',),
 }
 # Options that exclude each other: the first would silently win.
 EXCLUSIVE = (('regen', 'export'), ('compare', 'update'),
-             ('compare', 'inject'), ('compare', 'tree'))
+             ('compare', 'inject'), ('compare', 'tree'), ('source', 'tree'))
 
 
 def flag(dest: str) -> str:
@@ -574,6 +576,10 @@ def usage_problem(args: argparse.Namespace) -> Optional[str]:
         if getattr(args, first) and getattr(args, second):
             return f'{args.command}: give {flag(first)} or ' \
                 f'{flag(second)}, not both'
+    if args.compare and (not 2 <= len(args.compare) <= 3 or
+                         args.compare != sorted(set(args.compare),
+                                                key=tree_order)):
+        return '--compare takes 2 or 3 different trees, oldest first'
     return None
 
 
@@ -618,10 +624,16 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
                         'for this run only (a fault to show the suites catch '
                         'it); the next run without it rebuilds the clean '
                         'tree')
-    parser.add_argument('--compare', nargs=2, metavar=('OLD', 'NEW'),
+    parser.add_argument('--compare', nargs='+', metavar='TREE',
                         choices=sorted(TREES, key=tree_order),
                         help='layouts: side-by-side table of the cases that '
-                        'differ between two trees, with the reason')
+                        'differ between two or three trees, oldest first, '
+                        'with the reason')
+    parser.add_argument('--source', type=Path, metavar='DIR',
+                        help='run: the suites on your own kernel tree or git '
+                        'checkout (6.1 or later), with the series of the '
+                        'nearest supported tree; DIR is only read, its copy '
+                        'and warm build live in the work dir')
     parser.add_argument('--update', action='store_true',
                         help='layouts: rewrite docs/layouts/<tree>.md and '
                         'its pictures from this run')
@@ -646,12 +658,22 @@ def _existing(patches: Optional[List[Path]]) -> List[Path]:
     return [patch.resolve() for patch in patches or []]
 
 
+def source_settings(directory: Path, sanitize: bool) -> Settings:
+    """--source DIR: a readable kernel tree, and the series it takes."""
+    directory = directory.expanduser().resolve()
+    if not (directory / 'Makefile').is_file():
+        raise UsageError(f'--source {directory}: not the top of a kernel '
+                         'source tree (no Makefile)')
+    return Settings.for_source(directory, worktree.kernel_version(directory),
+                               sanitize=sanitize)
+
+
 def install(trees: List[Settings]) -> None:
     """The Debian packages of these trees, and the backported ones."""
     deps.ensure_packages(deps.required_packages(
         *[package for tree in trees for package in tree.apt_packages]))
     for settings in trees:
-        if settings.tree in BACKPORTED:
+        if settings.tree in BACKPORTED and not settings.user_source:
             backports.ensure(settings.work_dir, settings.tree)
 
 
@@ -665,15 +687,16 @@ def main(argv: Optional[List[str]] = None) -> int:
         # The test command covers every tree unless one is named.
         names = args.tree or \
             (list(TEST_TREES) if args.command == 'test' else [DEFAULT_TREE])
-        trees = [Settings.create(name, sanitize=args.sanitize)
-                 for name in names]
+        trees = [source_settings(args.source, args.sanitize)] \
+            if args.source else [Settings.create(name, sanitize=args.sanitize)
+                                 for name in names]
         install(trees)
         if args.command == 'test':
             return cmd_test(trees, quick=args.quick)
         if args.compare:
-            pair = [Settings.create(name) for name in args.compare]
-            install(pair)
-            return cmd_compare(*pair)
+            compared = [Settings.create(name) for name in args.compare]
+            install(compared)
+            return cmd_compare(compared)
         if args.command == 'layouts':
             return cmd_layouts(trees[0], update=args.update,
                                inject=_existing(args.inject))

@@ -1,19 +1,30 @@
 """Side by side: every case whose layout, size or MSS delta differs
-between two trees, with the rule that explains the difference."""
+between two or three trees, with the rule that explains the difference."""
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from .ktap import Case, Run
 
 # Differences the trees are known to have, and why (docs/trees.md).
 REASON_AO = ('TCP-AO (RFC 5925) exists since 6.7: the row is skipped on '
              'the older tree')
+REASON_ACCECN = ('AccECN (RFC 9768) exists since 6.18: the row is skipped '
+                 'on the older trees')
 REASON_MD5_MSS = ('since 6.7 an accepted socket\'s tcp_header_len counts '
                   'TS and TCP-AO, not MD5, so tcp_current_mss() takes the '
                   '20 MD5 bytes off every segment')
 REASON_UNKNOWN = 'no known rule explains this difference: review it'
+# Rows that pin one commit, beyond their feature's own reason.
+COMMIT_REASONS = {
+    'accecn_est_md5_sack_no_room':
+        'since 77a4fdf43c5e tcp_established_options() goes on past a SACK '
+        'block that does not fit: AccECN takes the 8 bytes MD5 and TS '
+        'leave; 6.12 returned there',
+}
+
+Cases = Sequence[Optional[Case]]
 
 
 def _first(values: list) -> Optional[object]:
@@ -34,51 +45,64 @@ def _summary(case: Optional[Case]) -> Tuple[str, str, str]:
             '' if delta is None else str(delta))
 
 
-def _needs_ao(case: Optional[Case]) -> bool:
+def _needs(case: Optional[Case], key: str, skip_word: str) -> bool:
+    """The case has input @key, or was skipped for want of @skip_word (a
+    sweep group has no inputs line; its skip reason names the feature)."""
     if case is None:
         return False
-    if case.inputs and case.inputs[0].get('ao_maclen'):
+    if case.inputs and case.inputs[0].get(key, '0') not in ('0', ''):
         return True
-    # A sweep group has no inputs line; its skip reason names TCP-AO.
     return case.status == 'skip' and \
-        any('TCP-AO' in d for d in case.diagnostics)
+        any(skip_word in d for d in case.diagnostics)
 
 
-def reason(old: Optional[Case], new: Optional[Case]) -> str:
-    if _needs_ao(old) or _needs_ao(new):
+def reason(*cases: Optional[Case]) -> str:
+    """Why the same case differs between the trees, oldest first."""
+    if any(_needs(c, 'accecn', 'AccECN') for c in cases):
+        name = next(c.name for c in cases if c is not None)
+        return '; '.join(filter(None, [REASON_ACCECN,
+                                       COMMIT_REASONS.get(name)]))
+    if any(_needs(c, 'ao_maclen', 'TCP-AO') for c in cases):
         return REASON_AO
-    if old and new and old.layouts == new.layouts and \
-            old.sizes == new.sizes and old.inputs and \
-            old.inputs[0].get('md5') == '1':
+    present = [c for c in cases if c is not None]
+    if len(present) == len(cases) and present[0].inputs and \
+            present[0].inputs[0].get('md5') == '1' and \
+            all(c.layouts == present[0].layouts and c.sizes ==
+                present[0].sizes for c in present):
         return REASON_MD5_MSS
     return REASON_UNKNOWN
 
 
-def differences(old: Run, new: Run) -> List[Tuple[str, Optional[Case],
-                                                  Optional[Case]]]:
-    old_cases: Dict[str, Case] = old.by_name()
-    new_cases: Dict[str, Case] = new.by_name()
-    names = list(old_cases) + [n for n in new_cases if n not in old_cases]
+def _shape(case: Optional[Case]) -> Tuple:
+    return _summary(case) + (len(case.layouts if case else []),)
+
+
+def differences(*runs: Run) -> List[Tuple[str, List[Optional[Case]]]]:
+    """(name, the case on each tree) for every case that is not the same
+    on all of @runs."""
+    by_tree: List[Dict[str, Case]] = [run.by_name() for run in runs]
+    names: List[str] = []
+    for cases in by_tree:
+        names += [name for name in cases if name not in names]
     found = []
     for name in names:
-        a, b = old_cases.get(name), new_cases.get(name)
-        if _summary(a) != _summary(b) or len(a.layouts if a else []) != \
-                len(b.layouts if b else []):
-            found.append((name, a, b))
+        row = [cases.get(name) for cases in by_tree]
+        if len({_shape(case) for case in row}) > 1:
+            found.append((name, row))
     return found
 
 
-def render(old_tree: str, old: Run, new_tree: str, new: Run) -> str:
-    rows = differences(old, new)
-    lines = [f'# TCP option layouts: {old_tree} vs {new_tree}', '',
-             f'Every KUnit case whose layout, size or MSS delta differs '
-             f'between the two trees, from their last runs. Regenerate with '
-             f'`./run.sh layouts --compare {old_tree} {new_tree}`.', '',
-             f'| case | {old_tree} layout | size | mss delta | {new_tree} '
-             f'layout | size | mss delta | reason |',
-             '| --- | --- | ---: | ---: | --- | ---: | ---: | --- |']
-    for name, a, b in rows:
-        cells = [name, *_summary(a), *_summary(b), reason(a, b)]
-        lines.append('| ' + ' | '.join(cells) + ' |')
+def render(trees: Sequence[str], runs: Sequence[Run]) -> str:
+    rows = differences(*runs)
+    head = ' | '.join(f'{tree} layout | size | mss delta' for tree in trees)
+    align = ' | '.join('--- | ---: | ---:' for _ in trees)
+    lines = [f'# TCP option layouts: {" vs ".join(trees)}', '',
+             'Every KUnit case whose layout, size or MSS delta differs '
+             'between the trees, from their last runs. Regenerate with '
+             f'`./run.sh layouts --compare {" ".join(trees)}`.', '',
+             f'| case | {head} | reason |', f'| --- | {align} | --- |']
+    for name, cases in rows:
+        cells = [name] + [cell for case in cases for cell in _summary(case)]
+        lines.append('| ' + ' | '.join(cells + [reason(*cases)]) + ' |')
     lines += ['', f'{len(rows)} cases differ.']
     return '\n'.join(lines) + '\n'

@@ -14,7 +14,7 @@ from .errors import HarnessError
 BASE_PACKAGES = [
     'qemu-system-x86',      # qemu-system-x86_64, and qboot.rom via -data
     'gcc', 'make', 'flex', 'bison', 'bc', 'libelf-dev', 'libssl-dev',
-    'python3', 'patch', 'xz-utils', 'ccache', 'git',
+    'python3', 'patch', 'xz-utils', 'ccache', 'git', 'rsync',
     'python3-ply', 'python3-git',   # scripts/spdxcheck.py under checkpatch
     'tshark',                       # independent decoding of the layouts
 ]

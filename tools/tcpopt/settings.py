@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List
+from typing import List, Optional, Tuple
 
-from .errors import HarnessError
+from .errors import HarnessError, UsageError
 from .sanitize import KCONFIG as SANITIZER_KCONFIG
 
 REPO = Path(__file__).resolve().parents[2]
@@ -58,6 +59,28 @@ BENCH_SOURCE = 'tcp_options_bench.c'
 DEFAULT_SUITES = 'tcp_opt_[!b]*'
 
 
+def version_key(version: str) -> Tuple[int, int]:
+    """'6.12.57' -> (6, 12); ValueError when it is not a version."""
+    major, minor = version.split('.')[:2]
+    return int(major), int(minor)
+
+
+def series_tree_for(version: str, directory: Path) -> str:
+    """The supported tree whose series Linux @version takes: the newest
+    one not newer than it (net-next beyond the newest takes the newest)."""
+    try:
+        key = version_key(version)
+    except ValueError:
+        raise UsageError(f'--source {directory}: no kernel version in its '
+                         'Makefile: give the top of a Linux source tree')
+    older = [tree for tree in TREES if version_key(tree) <= key]
+    if not older:
+        oldest = min(TREES, key=version_key)
+        raise UsageError(f'--source {directory} holds Linux {version}: the '
+                         f'series serves {oldest} and later')
+    return max(older, key=version_key)
+
+
 def backport_root(work_dir: Path) -> Path:
     """Where the backported packages are unpacked (usr/src/...)."""
     return work_dir / 'apt' / 'root'
@@ -79,6 +102,9 @@ class Settings:
     work_dir: Path
     repo: Path = REPO
     sanitize: bool = False          # KASAN, UBSAN and KFENCE build
+    # --source: the user's own kernel tree, read only; tree then names the
+    # series it takes (series_tree_for()).
+    user_source: Optional[Path] = None
 
     @classmethod
     def create(cls, tree: str = DEFAULT_TREE,
@@ -93,6 +119,16 @@ class Settings:
             raise HarnessError(f'work dir {work} is inside the checkout: '
                                'set TCPOPT_WORK_DIR to a directory outside it')
         return cls(tree=tree, work_dir=work, sanitize=sanitize)
+
+    @classmethod
+    def for_source(cls, directory: Path, version: str,
+                   sanitize: bool = False) -> 'Settings':
+        """The user's tree at @directory, Linux @version, with the series
+        of the nearest supported tree."""
+        base = cls.create(series_tree_for(version, directory),
+                          sanitize=sanitize)
+        return cls(tree=base.tree, work_dir=base.work_dir,
+                   sanitize=sanitize, user_source=directory)
 
     @property
     def package(self) -> str:
@@ -137,19 +173,35 @@ class Settings:
 
     @property
     def apt_packages(self) -> List[str]:
-        """What apt-get installs for this tree; none for a backport."""
+        """What apt-get installs for this tree; none for a backport or the
+        user's own tree."""
+        if self.user_source:
+            return []
         if self.tree in BACKPORTED:
             return ['debian-archive-keyring']
         return [self.package, self.config_package]
 
     @property
     def tree_dir(self) -> Path:
+        if self.user_source:
+            # One per source directory, so that its build stays warm.
+            digest = hashlib.sha1(str(self.user_source).encode())
+            return self.work_dir / 'source' / \
+                f'{self.user_source.name}-{digest.hexdigest()[:8]}'
         return self.work_dir / self.tree
 
     @property
     def pristine(self) -> Path:
-        """The extracted tarball, never modified."""
-        return self.tree_dir / 'pristine'
+        """The extracted tarball, or the mirror of the user's tree; never
+        modified."""
+        return self.tree_dir / ('mirror' if self.user_source else 'pristine')
+
+    @property
+    def label(self) -> str:
+        """What the run is on, for headings."""
+        if self.user_source:
+            return f'{self.user_source} (series of {self.tree})'
+        return self.package
 
     @property
     def source(self) -> Path:

@@ -308,6 +308,120 @@ def ensure_source(settings: Settings,
     return settings.source
 
 
+# --- the user's own tree (--source) -----------------------------------------
+
+def _rsync(*args: str, files: Optional[List[str]] = None) -> None:
+    """rsync -a; with @files, only those (relative to the source)."""
+    if files is not None:
+        args = ('--from0', '--files-from=-', '--ignore-missing-args') + args
+    # --modify-window=-1: nanoseconds count, so a same-size edit within
+    # the second of the last sync is not taken for unchanged.
+    result = subprocess.run(['rsync', '-a', '--modify-window=-1', *args],
+                            input='\0'.join(files or []).encode(),
+                            capture_output=True, check=False)
+    if result.returncode not in (0, 24):        # 24: a file vanished
+        raise HarnessError('rsync failed: ' + first_error(
+            result.stderr.decode(errors='replace'), 'rsync failed'))
+
+
+def _git_files(directory: Path) -> Optional[List[str]]:
+    """The files git would check in (tracked and untracked, not ignored),
+    or None when @directory is not a git checkout."""
+    if not (directory / '.git').exists():
+        return None
+    result = subprocess.run(['git', '-C', str(directory), 'ls-files', '-z',
+                             '--cached', '--others', '--exclude-standard'],
+                            capture_output=True, check=False)
+    if result.returncode:
+        raise HarnessError(f'git ls-files failed in {directory}: '
+                           f'{first_error(result.stderr.decode(), "")}')
+    return [name for name in result.stdout.decode().split('\0') if name]
+
+
+def _remove_extra(mirror: Path, keep: List[str]) -> None:
+    """Delete what the user's tree no longer has."""
+    wanted = set(keep)
+    for root, _, files in os.walk(mirror):
+        for name in files:
+            path = Path(root) / name
+            if str(path.relative_to(mirror)) not in wanted:
+                path.unlink()
+
+
+def mirror_user_tree(directory: Path, mirror: Path) -> None:
+    """mirror = the user's sources, file by file: what did not change keeps
+    its mtime. Only read from @directory, never written."""
+    mirror.mkdir(parents=True, exist_ok=True)
+    files = _git_files(directory)
+    if files is None:
+        if (directory / '.config').exists():
+            raise HarnessError(f'{directory} holds build output (.config): '
+                               'run make mrproper there, build with O=, or '
+                               'give a git checkout')
+        _rsync('--delete', '--exclude=/.git', f'{directory}/', f'{mirror}/')
+        return
+    _rsync(f'{directory}/', f'{mirror}/', files=files)
+    _remove_extra(mirror, files)
+
+
+def _patched_files(settings: Settings, patches: List[Path],
+                   what: str) -> Path:
+    """A scratch dir with the files the series touches, patched."""
+    scratch = settings.tree_dir / 'series.new'
+    remove_tree(scratch)
+    for name in sorted({f for p in patches for f in files_touched(p)}):
+        if (settings.pristine / name).is_file():
+            (scratch / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(settings.pristine / name, scratch / name)
+    scratch.mkdir(parents=True, exist_ok=True)
+    for patch in patches:
+        apply_patch(scratch, patch, what)
+    return scratch
+
+
+def _write_if_changed(data: bytes, target: Path) -> None:
+    if target.is_file() and target.read_bytes() == data:
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + '.new')
+    tmp.write_bytes(data)
+    tmp.rename(target)
+
+
+def ensure_user_source(settings: Settings,
+                       extra_patches: Optional[List[Path]] = None) -> Path:
+    """src/ = the user's tree + the series + kunit/, synced so that only
+    what changed since the last run is rebuilt."""
+    directory = settings.user_source
+    assert directory is not None
+    mirror_user_tree(directory, settings.pristine)
+    version = kernel_version(settings.pristine)
+    what = f'Linux {version} from {directory}'
+    patches = read_series(settings.patch_dir) + list(extra_patches or [])
+    scratch = _patched_files(settings, patches, what)
+    try:
+        touched = sorted(str(p.relative_to(scratch))
+                         for p in scratch.rglob('*') if p.is_file())
+        overlay = [f'{OVERLAY_DIR}/{p.name}'
+                   for p in settings.kunit_dir.iterdir()
+                   if p.suffix in ('.c', '.h')]
+        excludes = [f'--exclude=/{name}'
+                    for name in touched + overlay + [STATE]]
+        settings.source.mkdir(parents=True, exist_ok=True)
+        _rsync('--delete', *excludes, f'{settings.pristine}/',
+               f'{settings.source}/')
+        for name in touched:
+            _write_if_changed((scratch / name).read_bytes(),
+                              settings.source / name)
+    finally:
+        remove_tree(scratch)
+    state = {'user_source': str(directory), 'version': version,
+             'series': [[p.name, sha256(p)] for p in patches]}
+    _write_if_changed(json.dumps(state, indent=1).encode(),
+                      settings.source / STATE)
+    return settings.source
+
+
 def drop_builds(settings: Settings) -> None:
     """Remove every directory of objects made from an earlier base tree."""
     for pattern in BUILD_DIRS:
@@ -343,6 +457,9 @@ def overlay_sources(settings: Settings,
 def prepare(settings: Settings,
             extra_patches: Optional[List[Path]] = None) -> Path:
     """The tree KUnit builds from, ready and up to date."""
-    source = ensure_source(settings, extra_patches)
+    if settings.user_source:
+        source = ensure_user_source(settings, extra_patches)
+    else:
+        source = ensure_source(settings, extra_patches)
     overlay_sources(settings)
     return source

@@ -154,6 +154,13 @@ class MisusedOptionsTest(unittest.TestCase):
         self.assert_rejected('series --regen --export /tmp/x',
                              'series: give --regen or --export, not both')
 
+    def test_compare_needs_two_or_three_trees_oldest_first(self) -> None:
+        for trees in ('6.1', '6.12 6.1', '6.1 6.1', '6.1 6.12 7.3 7.3'):
+            with self.subTest(trees=trees):
+                self.assert_rejected(
+                    f'layouts --compare {trees}',
+                    '--compare takes 2 or 3 different trees, oldest first')
+
     def test_compare_with_update_inject_or_tree(self) -> None:
         for other in ('--update', '--inject x.patch', '--tree 6.12'):
             with self.subTest(other):

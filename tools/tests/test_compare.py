@@ -27,28 +27,57 @@ class DifferencesTest(unittest.TestCase):
     def test_md5_mss_delta_change_has_its_reason(self) -> None:
         old = layout_case('est_md5_ts_0_sacks', 0, md5='1')
         new = layout_case('est_md5_ts_0_sacks', 20, md5='1')
-        [(name, a, b)] = compare.differences(run(old), run(new))
+        [(name, [a, b])] = compare.differences(run(old), run(new))
         self.assertEqual(name, 'est_md5_ts_0_sacks')
         self.assertEqual(compare.reason(a, b), compare.REASON_MD5_MSS)
 
     def test_sweep_group_skipped_for_ao_is_explained(self) -> None:
         old = Case('tcp_opt_sweep', 'syn_ao', 'skip', diagnostics=[AO_SKIP])
         new = Case('tcp_opt_sweep', 'syn_ao', 'pass')
-        [(_, a, b)] = compare.differences(run(old), run(new))
+        [(_, [a, b])] = compare.differences(run(old), run(new))
         self.assertEqual(compare.reason(a, b), compare.REASON_AO)
         self.assertEqual(compare._summary(b), ('pass', '—', '—'))
 
     def test_unexplained_difference_asks_for_review(self) -> None:
         old = layout_case('est_ts_0_sacks', 0)
         new = layout_case('est_ts_0_sacks', 12)
-        [(_, a, b)] = compare.differences(run(old), run(new))
+        [(_, [a, b])] = compare.differences(run(old), run(new))
         self.assertEqual(compare.reason(a, b), compare.REASON_UNKNOWN)
 
     def test_case_missing_on_one_tree_is_listed(self) -> None:
         new = layout_case('est_md5_ts_active_open', 20, md5='1')
-        [(name, a, _)] = compare.differences(run(), run(new))
+        [(name, [a, _])] = compare.differences(run(), run(new))
         self.assertIsNone(a)
         self.assertEqual(compare._summary(a), ('absent', '—', '—'))
+
+
+class ThreeTreesTest(unittest.TestCase):
+
+    def test_accecn_row_skipped_on_two_trees_names_its_commit(self) -> None:
+        skip = 'skip: needs AccECN (RFC 9768), 6.18+'
+        name = 'accecn_est_md5_sack_no_room'
+        old = Case('tcp_opt_accecn', name, 'skip', diagnostics=[skip])
+        new = Case('tcp_opt_accecn', name, 'pass', layouts=['md5'],
+                   sizes=[40], mss_deltas=[28], inputs=[{'accecn': '1'}])
+        [(_, cases)] = compare.differences(run(old), run(old), run(new))
+        self.assertEqual(len(cases), 3)
+        why = compare.reason(*cases)
+        self.assertIn(compare.REASON_ACCECN, why)
+        self.assertIn('77a4fdf43c5e', why)
+
+    def test_same_on_all_three_is_not_listed(self) -> None:
+        a = layout_case('est_ts_0_sacks', 0)
+        self.assertEqual(compare.differences(run(a), run(a), run(a)), [])
+
+    def test_table_has_a_column_group_per_tree(self) -> None:
+        old = layout_case('est_md5_ts_0_sacks', 0, md5='1')
+        new = layout_case('est_md5_ts_0_sacks', 20, md5='1')
+        text = compare.render(['6.1', '6.12', '7.3'],
+                              [run(old), run(new), run(new)])
+        header = [line for line in text.splitlines()
+                  if line.startswith('| case')][0]
+        self.assertEqual(header.count('layout'), 3)
+        self.assertIn('1 cases differ.', text)
 
 
 if __name__ == '__main__':
