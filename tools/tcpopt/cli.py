@@ -18,7 +18,7 @@ from . import backports, bench, capture
 from .errors import HarnessError, UsageError, no_space
 from .expected import expected_cases
 from .report import Verdict, failure_details, judge, layout_table, summary
-from .settings import (BACKPORTED, DEFAULT_TREE, FULL_CHECK_TREES, REPO,
+from .settings import (BACKPORTED, DEFAULT_TREE, HEAVY_STEPS, REPO,
                        TEST_TREES, TREES, Settings)
 
 
@@ -414,15 +414,12 @@ def cmd_bisect_demo(settings: Settings) -> int:
 
 
 def tree_steps(settings: Settings, tally: Tally, demo: bool) -> list:
-    """What the test command checks on one tree, in order.
-
-    Trees outside FULL_CHECK_TREES (7.3) get the KUnit suites and every
-    check of their output, the series check and the export: the build-
-    heavy steps (zero-delta, plain kunit.py, Kconfig matrix, bisectability,
-    mutants) would take a cold CI past 60 minutes; README says so.
+    """What the test command checks on one tree, in order: the KUnit
+    suites and every check of their output, the series check and the
+    export on each tree; the build-heavy steps HEAVY_STEPS names for it
+    (a cold CI must stay under 60 minutes; README says which run where).
     """
     tree = settings.tree
-    full = tree in FULL_CHECK_TREES
     steps = [
         (f'KUnit suites in QEMU ({settings.package})',
          lambda: kunit_test_step(settings, tally)),
@@ -441,22 +438,21 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool) -> list:
          'checkpatch.pl --strict and get_maintainer.pl',
          lambda: export_step(settings, tally)),
     ]
-    if not full:
-        return steps
-    steps += [
-        (f'zero-delta check: {tree} tcp_output.o with '
-         'CONFIG_TCP_OPTIONS_KUNIT_TEST=n, pristine vs patched',
-         lambda: bloat_step(settings, tally)),
-        (f'git am of the export onto {settings.package}, then plain '
-         'kunit.py --kunitconfig=net/ipv4',
-         lambda: plain_step(settings, tally)),
-        (f'Kconfig matrix: every {tree} test symbol without each dependency',
-         lambda: kconfig_step(settings, tally)),
-        (f'every prefix of kernel-patches/{tree} builds (bisectable)',
-         lambda: bisectable_step(settings, tally)),
-        (f'mutants: every {tree} regression fails a named case',
-         lambda: mutants_step(settings, tally)),
-    ]
+    heavy = {
+        'bloat': (f'zero-delta check: {tree} tcp_output.o with '
+                  'CONFIG_TCP_OPTIONS_KUNIT_TEST=n, pristine vs patched',
+                  lambda: bloat_step(settings, tally)),
+        'plain': (f'git am of the export onto {settings.package}, then '
+                  'plain kunit.py --kunitconfig=net/ipv4',
+                  lambda: plain_step(settings, tally)),
+        'kconfig': (f'Kconfig matrix: every {tree} test symbol without each '
+                    'dependency', lambda: kconfig_step(settings, tally)),
+        'bisectable': (f'every prefix of kernel-patches/{tree} builds '
+                       '(bisectable)', lambda: bisectable_step(settings, tally)),
+        'mutants': (f'mutants: every {tree} regression fails a named case',
+                    lambda: mutants_step(settings, tally)),
+    }
+    steps += [heavy[name] for name in HEAVY_STEPS.get(tree, ())]
     if demo:
         steps.append((f'git bisect run tools/bisect-layout on a synthetic '
                       f'{tree} history',
@@ -530,18 +526,19 @@ def test_help() -> str:
     """The test command's steps for --help, from tree_steps() itself, so
     the help cannot fall behind them."""
     every = step_titles(DEFAULT_TREE, demo=True)
-    light = [tree for tree in TEST_TREES if tree not in FULL_CHECK_TREES]
-    ends = {f'on every tree ({", ".join(TEST_TREES)}), here {DEFAULT_TREE}:':
-            len(step_titles(light[0], demo=False)) if light else 0,
-            f'on {" and ".join(FULL_CHECK_TREES)} only:':
-            len(step_titles(DEFAULT_TREE, demo=False)),
-            'on the first tree only, unless --quick:': len(every)}
-    lines = ['the test command, in order:', '  1. host tool unit tests']
-    start = 0
-    for head, end in ends.items():
-        lines += [f'  {head}'] + [f'  {number}. {title}' for number, title
-                                  in enumerate(every[start:end], start + 2)]
-        start = end
+    common = len(every) - len(HEAVY_STEPS[DEFAULT_TREE]) - 2
+    lines = ['the test command, in order:', '  1. host tool unit tests',
+             f'  on every tree ({", ".join(TEST_TREES)}), here '
+             f'{DEFAULT_TREE}:']
+    lines += [f'  {n}. {title}' for n, title in
+              enumerate(every[:common], 2)]
+    for tree in TEST_TREES:
+        heavy = step_titles(tree, demo=False)[common:]
+        lines.append(f'  then on {tree}:')
+        lines += [f'  - {title}' for title in heavy]
+    lines.append(f'  on the first tree only ({DEFAULT_TREE}), unless '
+                 '--quick:')
+    lines += [f'  - {title}' for title in every[-2:]]
     return '\n'.join(lines)
 
 
