@@ -1058,12 +1058,12 @@ static void tcp_live_test(struct kunit *test)
 	ktime_t start = ktime_get();
 
 	if (c->in.md5 && !IS_ENABLED(CONFIG_TCP_MD5SIG))
-		kunit_skip(test, "needs CONFIG_TCP_MD5SIG");
+		tcp_opt_skip(test, "needs CONFIG_TCP_MD5SIG");
 	if (c->in.syncookies && !IS_ENABLED(CONFIG_SYN_COOKIES))
-		kunit_skip(test, "needs CONFIG_SYN_COOKIES");
+		tcp_opt_skip(test, "needs CONFIG_SYN_COOKIES");
 #ifndef TCPOPT_ACCECN1
 	if (c->in.accecn)
-		kunit_skip(test, "needs AccECN (RFC 9768), 6.18+");
+		tcp_opt_skip(test, "needs AccECN (RFC 9768), 6.18+");
 #endif
 	tcp_live_run(test, c, AF_INET);
 	if (IS_ENABLED(CONFIG_IPV6))

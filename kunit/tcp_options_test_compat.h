@@ -29,16 +29,6 @@ static void tcp_opt_expect_bytes(struct kunit *test, const u8 *got,
 }
 #endif
 
-/* Before 6.4 a skipped parameterized case printed a plain "ok" with no
- * "# SKIP" directive; say it in a diagnostic line the host reads too.
- */
-static void tcp_opt_skip(struct kunit *test, const char *reason)
-{
-	kunit_log(KERN_INFO, test, KUNIT_SUBTEST_INDENT KUNIT_SUBTEST_INDENT
-		  "# skip: %s", reason);
-	kunit_skip(test, "%s", reason);
-}
-
 /* 6.7 (TCP-AO) moved the MD5 lookup out of the calculators: they take a
  * struct tcp_key the caller fills with tcp_get_current_key(), and the
  * writer takes it too. struct tcp_opt_key holds whichever the tree has.
