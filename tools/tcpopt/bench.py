@@ -291,8 +291,7 @@ def boot_once(settings: Settings, chosen: accel.Accel, log: Path,
                               accel=chosen, output=out)
     if status or not console.is_file():
         return False
-    with open(console, errors='replace') as lines:
-        return judge(ktap.parse(lines), expected_cases(settings.kunit_dir)).ok
+    return judge(ktap.read(console), expected_cases(settings.kunit_dir)).ok
 
 
 def boots_under(bench: Bench, chosen: accel.Accel, runs: int = BOOTS,

@@ -111,8 +111,7 @@ def run_layout_suites(settings: Settings, src: Path, build: Path,
     if not log.is_file():
         say(f'the tree does not build or boot (see {output}): skip')
         return SKIP
-    with open(log, errors='replace') as lines:
-        run = ktap.parse(lines)
+    run = ktap.read(log)
     if not run.cases:
         say(f'no KTAP from the kernel (see {output}): skip')
         return SKIP

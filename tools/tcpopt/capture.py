@@ -18,15 +18,15 @@ import struct
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from . import dissect
 from .dissect import Dissection, checksum
 from .errors import HarnessError
+from .ktap import Run
 
 SUITE = 'tcp_opt_live'
 
-WIRE = re.compile(r'^\s*# wire: ')
 HEADER = re.compile(r'^\s*# wire: pkt (?P<number>\d+) ipv(?P<family>[46]) '
                     r'len (?P<length>\d+) gso (?P<gso>\d+) t (?P<usec>\d+) '
                     r'(?P<case>[^\s:]+):(?: (?P<layout>.*))?$')
@@ -93,17 +93,16 @@ class WirePacket:
 
 # --- reading the log --------------------------------------------------------
 
-def parse(lines: Iterable[str], source: str = 'log') -> List[WirePacket]:
-    """Every packet in the log, its chunks joined; HarnessError naming
-    the packet and the log line when the lines do not add up."""
+def parse(wire: Iterable[Tuple[int, str]],
+          source: str = 'log') -> List[WirePacket]:
+    """Every packet of the log's '# wire:' lines (ktap.Run.wire: line
+    number, text), its chunks joined; HarnessError naming the packet and
+    the log line when the lines do not add up."""
     packets: List[WirePacket] = []
     headers: Dict[int, int] = {}     # packet number -> its header line
     current: Optional[WirePacket] = None
     pending = bytearray()
-    for line_number, raw in enumerate(lines, 1):
-        text = raw.rstrip('\r\n')
-        if not WIRE.match(text):
-            continue
+    for line_number, text in wire:
         where = f'{source}:{line_number}'
         header = HEADER.match(text)
         if header:
@@ -125,13 +124,6 @@ def parse(lines: Iterable[str], source: str = 'log') -> List[WirePacket]:
     for packet in packets:
         _check_ip_header(packet, source)
     return packets
-
-
-def read_log(log: Path) -> List[WirePacket]:
-    if not log.is_file():
-        raise HarnessError(f'no KUnit log at {log}: the KUnit step failed')
-    with open(log, errors='replace') as lines:
-        return parse(lines, str(log))
 
 
 def by_number(packets: Iterable[WirePacket]) -> List[WirePacket]:
@@ -395,9 +387,10 @@ class Capture:
         return not self.problems
 
 
-def capture(log: Path, pcap: Path) -> Capture:
-    """Read the log, write the pcap, check it with tshark."""
-    packets = read_log(log)
+def capture(run: Run, pcap: Path) -> Capture:
+    """The run's packets: write the pcap, check it with tshark."""
+    log = run.log or Path('log')
+    packets = parse(run.wire, str(log))
     if not packets:
         raise HarnessError(f'no "# wire:" lines in {log}: the {SUITE} '
                            'suite did not print any packets')

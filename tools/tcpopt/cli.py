@@ -9,11 +9,11 @@ import time
 import unittest
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 from . import (bisect_demo, bisectable, bloat, checkpatch, compare, deps,
                dissect, kconfig_matrix, kernel, ktap, layouts, mutants, plain,
-               sanitize, series, sweep, worktree)
+               series, sweep, worktree)
 from . import backports, bench, capture
 from .errors import HarnessError, UsageError, no_space
 from .expected import expected_cases
@@ -43,10 +43,11 @@ def heading(text: str) -> None:
     print(f'\n== {text}', flush=True)
 
 
-def kunit_step(settings: Settings,
-               inject: Optional[List[Path]] = None) -> Verdict:
+def kunit_step(settings: Settings, inject: Optional[List[Path]] = None
+               ) -> tuple[Verdict, Optional[ktap.Run]]:
     """Prepare the tree (plus any injected patches), build, boot, and
-    report every case."""
+    report every case; the run, None without a log, is the one reading
+    of test.log that every check after this step takes."""
     source = worktree.prepare(settings, inject)
     version = worktree.kernel_version(source)
     print(f'tree: {settings.label} {version} in {source}', flush=True)
@@ -55,9 +56,8 @@ def kunit_step(settings: Settings,
     if not log.is_file():
         print(f'kunit.py exited with status {status} before the kernel ran; '
               'its output above says why')
-        return Verdict(missing=expected, crashed=True)
-    with open(log, errors='replace') as lines:
-        run = ktap.parse(lines)
+        return Verdict(missing=expected, crashed=True), None
+    run = ktap.read(log)
     verdict = judge(run, expected)
     print()
     print(layout_table(run.cases))
@@ -68,7 +68,7 @@ def kunit_step(settings: Settings,
     if status and verdict.ok:
         print(f'kunit.py exited with status {status}')
         verdict.crashed = True
-    return verdict
+    return verdict, run
 
 
 def build_and_boot(settings: Settings, source: Path) -> tuple[int, Path]:
@@ -244,18 +244,17 @@ def cmd_mutants(settings: Settings) -> int:
         return 0 if mutants_step(settings, Tally()) else 1
 
 
-def last_run(settings: Settings) -> ktap.Run:
-    log = settings.build_dir / 'test.log'
-    if not log.is_file():
-        raise HarnessError(f'no KUnit log at {log}: the KUnit step failed')
-    with open(log, errors='replace') as lines:
-        return ktap.parse(lines)
+def need(settings: Settings, run: Optional[ktap.Run]) -> ktap.Run:
+    """The KUnit step's run: the checks of its output need one."""
+    if run is None:
+        raise HarnessError(f'no KUnit log at {settings.build_dir / "test.log"}'
+                           ': the KUnit step failed')
+    return run
 
 
-def layouts_step(settings: Settings, tally: Tally) -> None:
+def layouts_step(settings: Settings, tally: Tally, run: ktap.Run) -> None:
     """docs/layouts/<tree>.md is golden: any layout change is a diff."""
-    problems = layouts.check_golden(last_run(settings), settings.tree,
-                                    layouts.DOCS_DIR)
+    problems = layouts.check_golden(run, settings.tree, layouts.DOCS_DIR)
     for block in problems:
         print(block)
     if problems:
@@ -267,12 +266,12 @@ def layouts_step(settings: Settings, tally: Tally) -> None:
     tally.add(not problems)
 
 
-def sweep_step(settings: Settings, tally: Tally) -> None:
+def sweep_step(settings: Settings, tally: Tally, run: ktap.Run) -> None:
     """Every in-kernel sweep record against the reference model.
 
     A tree built with TCP-AO also prints the AO groups, so they are due.
     """
-    result = sweep.compare(last_run(settings).sweep,
+    result = sweep.compare(run.sweep,
                            ao=settings.has_tcp_ao,
                            accecn=settings.has_accecn)
     print(sweep.format_report(result))
@@ -280,8 +279,7 @@ def sweep_step(settings: Settings, tally: Tally) -> None:
     tally.add(result.ok)
 
 
-def tshark_step(settings: Settings, tally: Tally) -> None:
-    run = last_run(settings)
+def tshark_step(tally: Tally, run: ktap.Run) -> None:
     problems = dissect.check_with_tshark(run)
     checked = len([row for row in layouts.rows(run) if row.layout is not None])
     for problem in problems:
@@ -295,10 +293,11 @@ def tshark_step(settings: Settings, tally: Tally) -> None:
 CAPTURE_PROBLEMS_SHOWN = 20
 
 
-def capture_report(settings: Settings, tally: Tally) -> bool:
-    """The last run's tcp_opt_live packets as a pcap, read by tshark."""
+def capture_report(settings: Settings, tally: Tally,
+                   run: Optional[ktap.Run]) -> bool:
+    """The run's tcp_opt_live packets as a pcap, read by tshark."""
     try:
-        result = capture.capture(settings.build_dir / 'test.log',
+        result = capture.capture(need(settings, run),
                                  settings.tree_dir / 'capture' / 'live.pcap')
     except HarnessError as error:
         print(f'FAIL live capture: {error}')
@@ -316,35 +315,35 @@ def capture_report(settings: Settings, tally: Tally) -> bool:
     return result.ok
 
 
-def capture_step(settings: Settings, tally: Tally) -> None:
-    """Due once kunit/ has the live suite; reads the KUnit step's log."""
+def capture_step(settings: Settings, tally: Tally, run: ktap.Run) -> None:
+    """Due once kunit/ has the live suite; takes the KUnit step's run."""
     if not capture.suite_declared(settings.kunit_dir):
         print(f'SKIP kunit/ has no {capture.SUITE} suite')
         tally.skipped += 1
         return
-    capture_report(settings, tally)
+    capture_report(settings, tally, run)
 
 
 def cmd_capture(settings: Settings) -> int:
     with worktree.locked(settings):
-        verdict = kunit_step(settings)
+        verdict, run = kunit_step(settings)
         heading(f'live capture: {capture.SUITE} on {settings.tree}')
-        captured = capture_report(settings, Tally())
+        captured = capture_report(settings, Tally(), run)
     return 0 if verdict.ok and captured else 1
 
 
 def cmd_layouts(settings: Settings, update: bool = False,
                 inject: Optional[List[Path]] = None) -> int:
     with worktree.locked(settings):
-        verdict = kunit_step(settings, inject)
+        verdict, run = kunit_step(settings, inject)
         if update:
-            written = layouts.write_layouts(last_run(settings), settings.tree,
-                                            layouts.DOCS_DIR)
+            written = layouts.write_layouts(need(settings, run),
+                                            settings.tree, layouts.DOCS_DIR)
             print(f'wrote {len(written)} files under {layouts.DOCS_DIR}')
             return 0 if verdict.ok else 1
         tally = Tally()
         heading(f'docs/layouts/{settings.tree}.md against the kernel')
-        layouts_step(settings, tally)
+        layouts_step(settings, tally, need(settings, run))
     return 0 if verdict.ok and not tally.failed else 1
 
 
@@ -355,9 +354,10 @@ def cmd_compare(trees: List[Settings]) -> int:
     for settings in trees:
         with worktree.locked(settings):
             heading(f'KUnit suites on {settings.package}')
-            if not kunit_step(settings).ok:
+            verdict, run = kunit_step(settings)
+            if not verdict.ok:
                 return 1
-            runs.append(last_run(settings))
+            runs.append(need(settings, run))
     names = [settings.tree for settings in trees]
     text = compare.render(names, runs)
     out = layouts.DOCS_DIR / f'compare-{"-".join(names)}.md'
@@ -371,12 +371,9 @@ def sanitize_step(settings: Settings, tally: Tally,
                   inject: Optional[List[Path]] = None) -> bool:
     """The suites under KASAN, UBSAN and KFENCE: any report fails, even
     in a case KUnit calls passed."""
-    verdict = kunit_step(settings, inject)
+    verdict, run = kunit_step(settings, inject)
     log = settings.build_dir / 'test.log'
-    reports = []
-    if log.is_file():
-        with open(log, errors='replace') as lines:
-            reports = sanitize.scan(lines)
+    reports = run.sanitizer if run else []
     for report in reports:
         print('\n' + report.render())
     ok = verdict.ok and not reports
@@ -393,7 +390,7 @@ def cmd_run(settings: Settings,
     with worktree.locked(settings):
         if settings.sanitize:
             return 0 if sanitize_step(settings, Tally(), inject) else 1
-        verdict = kunit_step(settings, inject)
+        verdict, _ = kunit_step(settings, inject)
     return 0 if verdict.ok else 1
 
 
@@ -420,18 +417,23 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool) -> list:
     (a cold CI must stay under 60 minutes; README says which run where).
     """
     tree = settings.tree
+    runs: List[Optional[ktap.Run]] = []  # the KUnit step's, read once
+
+    def checks(step: Callable[[ktap.Run], None]) -> Callable[[], None]:
+        return lambda: step(need(settings, runs[-1]))
+
     steps = [
         (f'KUnit suites in QEMU ({settings.package})',
-         lambda: kunit_test_step(settings, tally)),
+         lambda: runs.append(kunit_test_step(settings, tally))),
         (f'sweep: every {tree} combination against the reference model',
-         lambda: sweep_step(settings, tally)),
+         checks(lambda run: sweep_step(settings, tally, run))),
         (f'docs/layouts/{tree}.md is golden',
-         lambda: layouts_step(settings, tally)),
+         checks(lambda run: layouts_step(settings, tally, run))),
         (f'tshark decodes every {tree} layout the same way',
-         lambda: tshark_step(settings, tally)),
+         checks(lambda run: tshark_step(tally, run))),
         (f'live capture: the {tree} {capture.SUITE} packets as a pcap that '
          'tshark reads cleanly',
-         lambda: capture_step(settings, tally)),
+         checks(lambda run: capture_step(settings, tally, run))),
         (f'kernel-patches/{tree} is kunit/ byte for byte, with no identity',
          lambda: series_step(settings, tally)),
         (f'export of kernel-patches/{tree} (throwaway identity): '
@@ -492,13 +494,14 @@ def cmd_test(trees: List[Settings], quick: bool = False) -> int:
     return 0 if tally.failed == 0 else 1
 
 
-def kunit_test_step(settings: Settings, tally: Tally) -> None:
-    verdict = kunit_step(settings)
+def kunit_test_step(settings: Settings, tally: Tally) -> Optional[ktap.Run]:
+    verdict, run = kunit_step(settings)
     tally.add(True, len(verdict.passed))
     tally.add(False, len(verdict.failed) + len(verdict.missing))
     tally.skipped += len(verdict.skipped)
     if verdict.crashed:
         tally.add(False)
+    return run
 
 
 def cmd_bench(settings: Settings, costs: bool = False,

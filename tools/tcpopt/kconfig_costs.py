@@ -81,8 +81,7 @@ def build_problem(output: Path) -> str:
 def passes_per_suite(console: Path) -> Counter:
     if not console.is_file():
         return Counter()
-    with open(console, errors='replace') as lines:
-        run = ktap.parse(lines)
+    run = ktap.read(console)
     return Counter(case.suite for case in run.cases if case.status == 'pass')
 
 

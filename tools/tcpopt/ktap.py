@@ -4,13 +4,19 @@ kunit.py's own parser (tools/testing/kunit/kunit_parser.py) prints while it
 parses and, with --json, drops the diagnostic lines that carry the layouts;
 this reader keeps every '# ' line with the case it belongs to. It needs
 nothing from the kernel tree, so the host tests run before one exists.
+One pass gives the whole Run, so a test.log is read once (the record
+lines: docs/suites.md).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Tuple
+
+from . import sanitize
+from .errors import HarnessError
 
 RESULT = re.compile(r'^(?P<indent> *)(?P<not>not )?ok (?P<num>\d+) '
                     r'(?:- )?(?P<name>[^#]*?)\s*(?:#\s*(?P<directive>.*))?$')
@@ -21,6 +27,7 @@ MSS_DELTA = re.compile(r'^mss delta: (?P<delta>-?\d+)$')
 INPUT = re.compile(r'^input: (?P<fields>.*)$')
 WORDS = re.compile(r'^words:\s*(?P<words>[0-9a-f ]*)$')
 SWEEP = re.compile(r'^sweep: (?P<fields>.*)$')
+WIRE = re.compile(r'^\s*# wire: ')         # anywhere in the log: capture.py
 # What a dying kernel prints instead of finishing its KTAP.
 CRASH = re.compile(r'(Kernel panic|BUG:|Oops|general protection fault|'
                    r'Call Trace:|WARNING: CPU:|RIP: [0-9a-f]{4}:)')
@@ -51,6 +58,9 @@ class Run:
     crash_lines: List[str]
     complete: bool                  # the top-level plan was fully reported
     sweep: List[Dict[str, str]] = field(default_factory=list)
+    wire: List[Tuple[int, str]] = field(default_factory=list)  # (line, text)
+    sanitizer: List[sanitize.Report] = field(default_factory=list)
+    log: Optional[Path] = None
 
     def by_name(self) -> Dict[str, Case]:
         return {case.name: case for case in self.cases}
@@ -63,7 +73,7 @@ def _status(match: re.Match) -> str:
     return 'fail' if match.group('not') else 'pass'
 
 
-def parse(lines: Iterable[str]) -> Run:
+def parse(lines: Iterable[str], log: Optional[Path] = None) -> Run:
     """Parse a console log; lines that are not KTAP are ignored."""
     open_subtests: Dict[int, str] = {}
     pending: List[str] = []
@@ -74,8 +84,13 @@ def parse(lines: Iterable[str]) -> Run:
     started = False
     in_failure = False
     records: List[Dict[str, str]] = []
-    for raw in lines:
+    wire: List[Tuple[int, str]] = []
+    reports = sanitize.Scan()
+    for number, raw in enumerate(lines, 1):
         line = raw.rstrip('\r\n')
+        reports.feed(line)
+        if WIRE.match(line):
+            wire.append((number, line))
         if not started:
             started = line.strip().startswith('KTAP version')
             continue
@@ -125,7 +140,15 @@ def parse(lines: Iterable[str]) -> Run:
             pending.append(line.strip())
     complete = top_plan is not None and top_results >= top_plan
     return Run(cases=cases, crash_lines=crash, complete=complete,
-               sweep=records)
+               sweep=records, wire=wire, sanitizer=reports.reports, log=log)
+
+
+def read(log: Path) -> Run:
+    """A test.log read once: the checks after the KUnit step take this."""
+    if not log.is_file():
+        raise HarnessError(f'no KUnit log at {log}: the KUnit step failed')
+    with open(log, errors='replace') as lines:
+        return parse(lines, log)
 
 
 def fields(text: str) -> Dict[str, str]:

@@ -375,8 +375,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             log = Settings.create(args.tree).build_dir / 'test.log'
         if not log.is_file():
             raise HarnessError(f'no KUnit log at {log}: run ./run.sh first')
-        with open(log, errors='replace') as lines:
-            run = ktap.parse(lines)
+        run = ktap.read(log)
         problems = []
         if args.tshark:
             from .dissect import check_with_tshark

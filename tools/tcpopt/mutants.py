@@ -74,8 +74,7 @@ def run_suites(settings: Settings, src: Path, build: Path,
         _, log_file = run_kunit(settings, src, build_dir=build, output=out)
     if not log_file.is_file():
         return None
-    with open(log_file, errors='replace') as lines:
-        return ktap.parse(lines)
+    return ktap.read(log_file)
 
 
 def run_one(settings: Settings, src: Path, build: Path,

@@ -120,8 +120,7 @@ def plain_verdict(settings: Settings, repo: Path) -> Verdict:
     expected = expected_cases(settings.kunit_dir)
     if not log.is_file():
         return Verdict(missing=expected, crashed=True)
-    with open(log, errors='replace') as lines:
-        return judge(ktap.parse(lines), expected)
+    return judge(ktap.read(log), expected)
 
 
 def closing_lines(log: Path, count: int = 3) -> List[str]:

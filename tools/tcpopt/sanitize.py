@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, List
+from typing import List, Optional
 
 # Generic inline KASAN catches a one-byte over-read of a kmalloc'd buffer;
 # UBSAN's bounds checks catch indexing past a fixed array; KFENCE samples
@@ -49,25 +49,28 @@ def _clean(line: str) -> str:
     return TIMESTAMP.sub('', line.rstrip('\n').rstrip())
 
 
-def scan(lines: Iterable[str]) -> List[Report]:
-    """Every sanitizer report in a console log, with its lines."""
-    reports: List[Report] = []
-    current = None
-    for raw in lines:
+class Scan:
+    """Every sanitizer report in the console log ktap.parse() feeds it,
+    line by line, with its lines."""
+
+    def __init__(self) -> None:
+        self.reports: List[Report] = []
+        self.current: Optional[Report] = None
+
+    def feed(self, raw: str) -> None:
         line = _clean(raw)
         match = START.search(line)
         if match:
-            current = Report(line[match.start():])
-            reports.append(current)
-            continue
+            self.current = Report(line[match.start():])
+            self.reports.append(self.current)
+            return
         result = RESULT.match(line)
         if result:
-            for report in reports:
+            for report in self.reports:
                 report.case = report.case or result.group('name')
-        if current is None:
-            continue
-        if RULE.match(line) or len(current.lines) >= MAX_LINES:
-            current = None
-            continue
-        current.lines.append(line)
-    return reports
+        if self.current is None:
+            return
+        if RULE.match(line) or len(self.current.lines) >= MAX_LINES:
+            self.current = None
+        else:
+            self.current.lines.append(line)

@@ -8,10 +8,10 @@ import struct
 import tempfile
 import unittest
 from pathlib import Path
-from typing import List
+from typing import Iterable, List
 from unittest import mock
 
-from tcpopt import capture, dissect
+from tcpopt import capture, dissect, ktap
 from tcpopt.capture import WirePacket
 from tcpopt.errors import HarnessError
 
@@ -24,8 +24,13 @@ def sample_lines() -> List[str]:
     return SAMPLE.read_text().splitlines()
 
 
+def parse(lines: Iterable[str], source: str = 'log') -> List[WirePacket]:
+    """The packets of a log, its '# wire:' lines read by ktap.parse."""
+    return capture.parse(ktap.parse(lines).wire, source)
+
+
 def sample() -> List[WirePacket]:
-    return capture.parse(sample_lines(), 'sample.log')
+    return parse(sample_lines(), 'sample.log')
 
 
 def line_of(lines: List[str], text: str) -> int:
@@ -127,14 +132,14 @@ class ParseTest(unittest.TestCase):
 
     def test_any_leading_whitespace_and_an_empty_layout(self) -> None:
         data = ipv4_tcp()
-        packets = capture.parse([
+        packets = parse([
             f'\t# wire: pkt 0 ipv4 len {len(data)} gso 0 t 5 c:',
             f'  \t# wire: pkt 0 @0 {data.hex()}\r\n'])
         self.assertEqual((packets[0].layout, packets[0].data), ('', data))
 
     def test_no_wire_lines(self) -> None:
         with open(DATA / 'ktap-pass.log') as lines:
-            self.assertEqual(capture.parse(lines), [])
+            self.assertEqual(parse(lines), [])
 
     def test_options(self) -> None:
         self.assertEqual(self.packets[0].options.hex(),
@@ -147,7 +152,7 @@ class ParseErrorTest(unittest.TestCase):
 
     def error(self, lines: List[str]) -> str:
         with self.assertRaises(HarnessError) as caught:
-            capture.parse(lines, 'x.log')
+            parse(lines, 'x.log')
         message = str(caught.exception)
         self.assertNotIn('\n', message)
         return message
@@ -447,14 +452,14 @@ class ResultTest(unittest.TestCase):
     def test_log_without_packets(self) -> None:
         log = DATA / 'ktap-pass.log'
         with self.assertRaises(HarnessError) as caught:
-            capture.capture(log, Path('/nonexistent/live.pcap'))
+            capture.capture(ktap.read(log), Path('/nonexistent/live.pcap'))
         self.assertEqual(str(caught.exception),
                          f'no "# wire:" lines in {log}: the tcp_opt_live '
                          'suite did not print any packets')
 
     def test_missing_log(self) -> None:
         with self.assertRaises(HarnessError) as caught:
-            capture.read_log(Path('/nonexistent/test.log'))
+            ktap.read(Path('/nonexistent/test.log'))
         self.assertEqual(str(caught.exception),
                          'no KUnit log at /nonexistent/test.log: the KUnit '
                          'step failed')
@@ -483,7 +488,7 @@ class TsharkTest(unittest.TestCase):
         return capture.check_with_tshark(packets, self.pcap)
 
     def test_sample_reads_cleanly(self) -> None:
-        result = capture.capture(SAMPLE, self.pcap)
+        result = capture.capture(ktap.read(SAMPLE), self.pcap)
         self.assertEqual(result.problems, [])
         self.assertTrue(result.ok)
         self.assertTrue(capture.summary_line(result).endswith(

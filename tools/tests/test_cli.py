@@ -6,7 +6,7 @@ import shutil
 import unittest
 from pathlib import Path
 
-from tcpopt import cli
+from tcpopt import cli, ktap
 from tcpopt.settings import DEFAULT_TREE, HEAVY_STEPS, TEST_TREES
 
 DATA = Path(__file__).resolve().parent / 'data'
@@ -217,7 +217,8 @@ class CaptureStepTest(unittest.TestCase):
         with mock.patch('tcpopt.capture.suite_declared',
                         return_value=declared), \
                 contextlib.redirect_stdout(out):
-            cli.capture_step(self.settings, tally)
+            cli.capture_step(self.settings, tally, ktap.read(
+                self.settings.build_dir / 'test.log'))
         return out.getvalue().splitlines(), tally
 
     def test_skipped_until_kunit_has_the_suite(self) -> None:
@@ -254,6 +255,70 @@ class CaptureStepTest(unittest.TestCase):
         self.assertEqual(titles[tshark + 1],
                          'live capture: the 6.1 tcp_opt_live packets as a '
                          'pcap that tshark reads cleanly')
+
+
+class OneParsePerTreeTest(unittest.TestCase):
+    """./run.sh test reads each tree's test.log once: the KUnit step
+    parses it and hands the run to every later step of the tree. The
+    build and boot are faked with a fixture log holding every kind of
+    record; the steps that read no log are skipped."""
+
+    def test_each_log_is_opened_and_parsed_once(self) -> None:
+        import collections
+        import contextlib
+        import io
+        import tempfile
+        from unittest import mock
+        from tcpopt.settings import Settings
+        fixture = (DATA / 'ktap-every-record.log').read_bytes()
+        parsed, opened = [], collections.Counter()
+        real_parse, real_open = ktap.parse, open
+
+        def counting_parse(lines, log=None):
+            parsed.append(getattr(lines, 'name', None))
+            return real_parse(lines, log)
+
+        def counting_open(file, mode='r', *args, **kwargs):
+            if str(file).endswith('test.log') and not set(mode) & set('wax+'):
+                opened[str(file)] += 1
+            return real_open(file, mode, *args, **kwargs)
+
+        def boot(settings, source):
+            log = settings.build_dir / 'test.log'
+            log.parent.mkdir(parents=True, exist_ok=True)
+            log.write_bytes(fixture)
+            return 0, log
+
+        def nothing(*args, **kwargs):
+            return None
+
+        skipped = {name: nothing for name in (
+            'unit_test_step', 'series_step', 'export_step', 'bloat_step',
+            'plain_step', 'kconfig_step', 'bisectable_step', 'mutants_step',
+            'bisect_demo_step')}
+        with tempfile.TemporaryDirectory() as work, \
+                mock.patch.multiple('tcpopt.cli', build_and_boot=boot,
+                                    **skipped), \
+                mock.patch('tcpopt.worktree.prepare',
+                           return_value=Path(work)), \
+                mock.patch('tcpopt.worktree.kernel_version',
+                           return_value='6.1.192'), \
+                mock.patch('tcpopt.dissect.find_tshark',
+                           return_value='tshark'), \
+                mock.patch('tcpopt.dissect.run_tshark', return_value=[]), \
+                mock.patch('tcpopt.ktap.parse', counting_parse), \
+                mock.patch('builtins.open', counting_open), \
+                mock.patch('io.open', counting_open), \
+                contextlib.redirect_stdout(io.StringIO()) as out:
+            trees = [Settings.create(tree, Path(work)) for tree in TEST_TREES]
+            cli.cmd_test(trees)
+            logs = [str(s.build_dir / 'test.log') for s in trees]
+            sanitized = Settings.create(TEST_TREES[0], Path(work),
+                                        sanitize=True)
+            logs.append(str(sanitized.build_dir / 'test.log'))
+        self.assertIn('tshark decodes every 7.3 layout', out.getvalue())
+        self.assertEqual(dict(opened), {log: 1 for log in logs})
+        self.assertEqual(sorted(parsed), sorted(logs))
 
 
 if __name__ == '__main__':

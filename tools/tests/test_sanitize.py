@@ -1,11 +1,16 @@
-"""sanitize.scan on a golden console log."""
+"""The sanitizer reports ktap.parse finds in a golden console log."""
 
 import unittest
 from pathlib import Path
+from typing import Iterable, List
 
-from tcpopt import sanitize
+from tcpopt import ktap, sanitize
 
 DATA = Path(__file__).parent / 'data' / 'sanitize'
+
+
+def scan(lines: Iterable[str]) -> List[sanitize.Report]:
+    return ktap.parse(lines).sanitizer
 
 
 class ScanTest(unittest.TestCase):
@@ -13,7 +18,7 @@ class ScanTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls) -> None:
         with open(DATA / 'kasan-ubsan.log') as lines:
-            cls.reports = sanitize.scan(lines)
+            cls.reports = scan(lines)
 
     def test_finds_each_report(self) -> None:
         self.assertEqual([r.title for r in self.reports], [
@@ -37,13 +42,13 @@ class ScanTest(unittest.TestCase):
                          ['kind_in_last_byte_truncated', 'tcp_opt_parse'])
 
     def test_clean_log_has_no_report(self) -> None:
-        self.assertEqual(sanitize.scan(['ok 1 valid_syn_20_bytes\n',
+        self.assertEqual(scan(['ok 1 valid_syn_20_bytes\n',
                                         'BUG: unrelated text\n']), [])
 
     def test_runaway_report_is_capped(self) -> None:
         lines = ['BUG: KFENCE: out-of-bounds read in f\n'] + \
             [f'line {n}\n' for n in range(100)]
-        [report] = sanitize.scan(lines)
+        [report] = scan(lines)
         self.assertEqual(len(report.lines), sanitize.MAX_LINES)
 
     def test_render_indents_the_body(self) -> None:

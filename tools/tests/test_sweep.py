@@ -332,7 +332,8 @@ class TreeAwareTest(unittest.TestCase):
                 ''.join(self.logs[ao_records]))
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
-                cli.sweep_step(settings, cli.Tally())
+                cli.sweep_step(settings, cli.Tally(),
+                               ktap.read(settings.build_dir / 'test.log'))
         return out.getvalue()
 
     def test_trees_from_6_7_have_tcp_ao(self) -> None:
