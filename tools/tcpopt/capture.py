@@ -24,6 +24,7 @@ from . import dissect
 from .dissect import Dissection, checksum
 from .errors import HarnessError
 from .ktap import Run
+from .options import parse_layout
 
 SUITE = 'tcp_opt_live'
 
@@ -325,15 +326,6 @@ def _live_serious(severity: int, group: int, message: str) -> bool:
         (group == dissect.PI_PROTOCOL and severity >= dissect.PI_WARN)
 
 
-def layout_options(layout: str) -> List[dissect.Option]:
-    """'<mss 1460,nop,wscale 7>' -> options; ValueError on unknown
-    items."""
-    inner = layout.strip()
-    if inner.startswith('<') and inner.endswith('>'):
-        inner = inner[1:-1]
-    return dissect.parse_layout(inner)
-
-
 def frame_problems(packet: WirePacket, seen: Dissection) -> List[str]:
     """tshark's reading of one frame: checksums verified and good, no
     errors, and the option kinds and values of the layout text."""
@@ -346,7 +338,7 @@ def frame_problems(packet: WirePacket, seen: Dissection) -> List[str]:
     if 'tcp.checksum.status' not in seen.checksums_checked:
         problems.append('tshark did not verify the TCP checksum')
     try:
-        expected = layout_options(packet.layout)
+        expected = parse_layout(packet.layout)
     except ValueError as error:
         return problems + [f'layout text: {error}']
     return problems + dissect.option_problems(expected, packet.options, seen)

@@ -20,6 +20,8 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from .errors import HarnessError
 from .ktap import Run
+from .options import (ACCECN_ORDER, FOEXP_MAGIC, NAMES, OPTION_SPACE, Option,
+                      parse_layout)
 
 TSHARK_PACKAGE = 'tshark'
 
@@ -32,7 +34,6 @@ SERVER_ISN = 5000
 # SACK blocks (4096 and up), so a D-SACK reads as one (RFC 2883 section 4).
 EST_ACK = 2048
 
-FOEXP_MAGIC = 0xf989
 TCP_SYN = 0x02
 TCP_ACK = 0x10
 
@@ -64,24 +65,6 @@ class Packet:
     kind: str = 'established'      # 'syn', 'synack' or 'established'
 
 
-@dataclass
-class Option:
-    """One option, as the layout text or tshark describes it."""
-
-    kind: int
-    values: Tuple = ()
-
-    def describe(self) -> str:
-        """Values as the layout text writes them: '4096:8192 12288:16384'."""
-        return ' '.join(':'.join(map(str, value)) if isinstance(value, tuple)
-                        else str(value) for value in self.values) or '-'
-
-
-NAMES = {0: 'EOL', 1: 'NOP', 2: 'MSS', 3: 'WS', 4: 'SACK_PERM', 5: 'SACK',
-         8: 'TS', 19: 'MD5', 34: 'FO', 172: 'AccECN0', 174: 'AccECN1',
-         254: 'FOEXP'}
-
-
 # --- frames and pcap -------------------------------------------------------
 
 def checksum(data: bytes) -> int:
@@ -110,7 +93,7 @@ def _endpoints(kind: str, port: int = 0) -> Tuple[tuple, tuple, int, int,
 
 def tcp_segment(packet: Packet, port: int = 0) -> bytes:
     """TCP header plus options, checksummed over the IPv4 pseudo-header."""
-    if len(packet.options) % 4 or len(packet.options) > 40:
+    if len(packet.options) % 4 or len(packet.options) > OPTION_SPACE:
         raise ValueError(f'{packet.name}: option area of '
                          f'{len(packet.options)} bytes cannot be a TCP header')
     src, dst, seq, ack, flags = _endpoints(packet.kind, port)
@@ -159,44 +142,6 @@ def write_pcap(packets: Sequence[Packet], path: Path) -> None:
     Path(path).write_bytes(pcap_bytes(
         (number, ethernet_frame(packet, number))
         for number, packet in enumerate(packets)))
-
-
-# --- the layout text --------------------------------------------------------
-
-LAYOUT_ITEMS = [
-    (re.compile(r'^nop$'), lambda m: Option(1)),
-    (re.compile(r'^mss (\d+)$'), lambda m: Option(2, (int(m[1]),))),
-    (re.compile(r'^wscale (\d+)$'), lambda m: Option(3, (int(m[1]),))),
-    (re.compile(r'^sackOK$'), lambda m: Option(4)),
-    (re.compile(r'^TS val (\d+) ecr (\d+)$'),
-     lambda m: Option(8, (int(m[1]), int(m[2])))),
-    (re.compile(r'^sack((?: \d+:\d+)*)$'),
-     lambda m: Option(5, tuple(tuple(int(x) for x in edge.split(':'))
-                               for edge in m[1].split()))),
-    (re.compile(r'^md5$'), lambda m: Option(19)),
-    (re.compile(r'^AO keyid (\d+) rnext (\d+) mac (\d+)$'),
-     lambda m: Option(29, (int(m[1]), int(m[2]), int(m[3])))),
-    (re.compile(r'^AccECN([01])((?: (?:e0b|ceb|e1b) \d+)*)$'),
-     lambda m: Option(172 + 2 * int(m[1]),
-                      tuple(int(x) for x in m[2].split()[1::2]))),
-    (re.compile(r'^FO ?([0-9a-f]*)$'), lambda m: Option(34, (m[1],))),
-    (re.compile(r'^FOEXP ?([0-9a-f]*)$'), lambda m: Option(254, (m[1],))),
-]
-
-
-def parse_layout(text: str) -> List[Option]:
-    """'mss 1460,nop,wscale 7' -> options; ValueError on unknown items."""
-    options = []
-    for item in (part.strip() for part in text.split(',')
-                 if text.strip()):
-        for pattern, build in LAYOUT_ITEMS:
-            match = pattern.match(item)
-            if match:
-                options.append(build(match))
-                break
-        else:
-            raise ValueError(f'unknown layout item {item!r}')
-    return options
 
 
 # --- tshark -----------------------------------------------------------------
@@ -303,7 +248,7 @@ def _option(element: ET.Element) -> Option:
         return Option(5, tuple(zip(left, right)))
     if kind in (34, 254):
         return Option(kind, _cookie(element))
-    if kind in (172, 174):      # AccECN, RFC 9768: fields in wire order
+    if kind in ACCECN_ORDER:    # AccECN, RFC 9768: fields in wire order
         return Option(kind, tuple(
             int(child.get('show')) for child in element.iter('field')
             if child.get('name', '').startswith('tcp.options.acc_ecn.')))
@@ -351,7 +296,7 @@ def _nop_count_spans_accecn(expected: List[Option]) -> bool:
     """tshark 4.0 does not restart its NOP count at an AccECN option, so
     <nop,nop,TS,AccECN1,nop,nop> draws '4 NOP in a row'. Forgiven only
     when the layout has AccECN and no four NOPs are adjacent."""
-    return any(opt.kind in (172, 174) for opt in expected) and \
+    return any(opt.kind in ACCECN_ORDER for opt in expected) and \
         _longest_nop_run(expected) < 4
 
 

@@ -22,6 +22,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from . import ktap
 from .errors import HarnessError
 from .ktap import Case, Run
+from .options import bracketed
 from .svg import render_svg
 
 DOCS_DIR = Path(__file__).resolve().parents[2] / 'docs' / 'layouts'
@@ -151,7 +152,7 @@ def _row_line(row: Row, tree: str) -> str:
     if row.layout is None:
         options, words = '(no layout line)', '—'
     else:
-        options = _code(f'<{row.layout}>')
+        options = _code(bracketed(row.layout))
         words = _code(' '.join(row.words)) if row.words is not None else '—'
     picture = f'[svg]({tree}/{row.stem}.svg)' \
         if row.layout is not None and row.words is not None else '—'

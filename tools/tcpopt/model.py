@@ -11,7 +11,10 @@ per field, EE1B, ECEB, EE0B). The order and the 40-byte budget are the ones Linu
 documents (the comments above tcp_options_write() and in
 tcp_synack_options(), and the TCP-AO setsockopt's size check); nothing
 here is transcribed from the C code, so the sweep in tcpopt.sweep
-compares two independent descriptions.
+compares two independent descriptions. For the same reason this module
+keeps its own option constants and encoders on purpose, rather than
+the host's shared vocabulary in tcpopt.options, and imports nothing from
+it.
 
 Without TCP-AO, 6.1 and 6.12 write the same layouts. TCP-AO exists from
 Linux 6.7 on, so of the supported trees 6.12 and 7.3 have it: inputs with
@@ -781,6 +784,6 @@ def _describe_accecn(option: Option) -> str:
     return ' '.join([f'AccECN{int(option.kind == TCPOPT_ACCECN1)}'] + fields)
 
 
-def packetdrill(data: bytes) -> str:
+def layout_text(data: bytes) -> str:
     """'mss 1460,sackOK,TS val 1 ecr 0,nop,wscale 7'; '' for no options."""
     return ','.join(_describe(option) for option in parse_options(data))

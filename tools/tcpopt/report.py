@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import List, Sequence
 
 from .ktap import Case, Run
+from .options import bracketed
 
 # Crash lines the summary shows after the first one.
 MORE_CRASH_LINES = 8
@@ -38,10 +39,6 @@ def judge(run: Run, expected: Sequence[str]) -> Verdict:
     return verdict
 
 
-def packetdrill(layout: str) -> str:
-    return f'<{layout}>'
-
-
 def layout_table(cases: Sequence[Case]) -> str:
     """One line per case and layout: verdict, suite, case, size, layout."""
     rows = [('result', 'suite', 'case', 'size', 'mss delta', 'layout')]
@@ -56,7 +53,7 @@ def layout_table(cases: Sequence[Case]) -> str:
             rows.append((case.status.upper() if first else '',
                          case.suite if first else '',
                          case.name if first else '', size, delta,
-                         packetdrill(layout) if layout is not None
+                         bracketed(layout) if layout is not None
                          else (case.diagnostics or ['(no layout line)'])[0]))
     widths = [max(len(row[i]) for row in rows) for i in range(5)]
     lines = []

@@ -1,29 +1,18 @@
 """A picture of one layout: the 40-byte TCP option space as a 4-byte grid.
 
-The bytes are decoded here from the RFC encodings, not taken from the
-kernel's layout text, so a picture that disagrees with its row's
+The bytes are decoded from the RFC encodings (options.decode()), not taken
+from the kernel's layout text, so a picture that disagrees with its row's
 packetdrill line shows the bytes, not the kernel's reading of them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Dict, List, Tuple
 from xml.sax.saxutils import escape, quoteattr
 
-OPTION_SPACE = 40                    # MAX_TCP_OPTION_SPACE
-ROW_BYTES = 4                        # options are laid out in 32-bit words
-FOEXP_MAGIC = 0xf989                 # RFC 7413 section 4.1.1 on kind 254
+from .options import OPTION_SPACE, Span, bracketed, decode
 
-# kind -> (name, required length or None when variable)
-KINDS: Dict[int, Tuple[str, int | None]] = {
-    2: ('MSS', 4), 3: ('WS', 3), 4: ('SACK_PERM', 2), 5: ('SACK', None),
-    8: ('TS', 10), 19: ('MD5', 18), 29: ('AO', None), 34: ('FO', None),
-    172: ('AccECN0', None), 174: ('AccECN1', None), 254: ('FOEXP', None),
-}
-# RFC 9768 section 3.2.3: three 24-bit byte counters, in the order the
-# kind names; an option carries the first 0 to 3 of them.
-ACCECN_ORDER = {172: ('e0b', 'ceb', 'e1b'), 174: ('e1b', 'ceb', 'e0b')}
+ROW_BYTES = 4                        # options are laid out in 32-bit words
 
 # Span kind -> (fill, text colour, legend text). MSS is the one strong red:
 # where it sits is what reviewers look for first.
@@ -58,142 +47,6 @@ LABEL_FONT = 12
 GRID_W = ROW_BYTES * CELL_W
 WIDTH = LEFT + GRID_W + RIGHT
 WRAP = (WIDTH - 2 * RIGHT) // CHAR_W
-
-
-@dataclass(frozen=True)
-class Span:
-    """Consecutive bytes of the option space that form one thing."""
-
-    kind: str                        # a key of STYLE
-    start: int
-    length: int
-    label: str
-    text: str = ''                   # packetdrill notation; '' for none
-
-    @property
-    def end(self) -> int:
-        return self.start + self.length
-
-
-def _u16(data: bytes, at: int) -> int:
-    return int.from_bytes(data[at:at + 2], 'big')
-
-
-def _u32(data: bytes, at: int) -> int:
-    return int.from_bytes(data[at:at + 4], 'big')
-
-
-def _option(kind: int, at: int, body: bytes) -> List[Span]:
-    """Spans of a well-formed option; body excludes kind and length."""
-    size = len(body) + 2
-    if kind == 2:
-        mss = _u16(body, 0)
-        return [Span('MSS', at, size, f'MSS {mss}', f'mss {mss}')]
-    if kind == 3:
-        return [Span('WS', at, size, f'WS {body[0]}', f'wscale {body[0]}')]
-    if kind == 4:
-        return [Span('SACK_PERM', at, size, 'SACK_PERM', 'sackOK')]
-    if kind == 8:
-        val, ecr = _u32(body, 0), _u32(body, 4)
-        return [Span('TS', at, size, f'TS val {val} ecr {ecr}',
-                     f'TS val {val} ecr {ecr}')]
-    if kind == 5:
-        edges = [f'{_u32(body, i)}:{_u32(body, i + 4)}'
-                 for i in range(0, len(body), 8)]
-        count = len(edges)
-        return [Span('SACK', at, size,
-                     f'SACK {count} block{"s" if count != 1 else ""}',
-                     ' '.join(['sack'] + edges))]
-    if kind == 19:
-        return [Span('MD5', at, 2, 'MD5', 'md5'),
-                Span('MD5_HASH', at + 2, 16, 'hash (16 bytes)')]
-    if kind == 29 and size >= 4:
-        keyid, rnext, mac = body[0], body[1], size - 4
-        text = f'AO keyid {keyid} rnext {rnext} mac {mac}'
-        return [Span('AO', at, 4, f'AO key {keyid}/{rnext}', text),
-                Span('AO_MAC', at + 4, mac, f'MAC ({mac} bytes)')]
-    if kind in ACCECN_ORDER:
-        return [_accecn_span(kind, at, body)]
-    if kind == 34:
-        return [Span('FO', at, size, _cookie_label('FO', body),
-                     ('FO ' + body.hex()).strip())]
-    cookie = body[2:]
-    return [Span('FOEXP', at, size, _cookie_label('FOEXP', cookie),
-                 ('FOEXP ' + cookie.hex()).strip())]
-
-
-def _accecn_span(kind: int, at: int, body: bytes) -> Span:
-    name = KINDS[kind][0]
-    fields = [(label, int.from_bytes(body[i:i + 3], 'big'))
-              for label, i in zip(ACCECN_ORDER[kind], range(0, len(body), 3))]
-    text = ' '.join([name] + [f'{label} {value}' for label, value in fields])
-    count = len(fields)
-    return Span('ACCECN', at, len(body) + 2,
-                f'{name} {count} field{"s" if count != 1 else ""}', text)
-
-
-def _cookie_label(name: str, cookie: bytes) -> str:
-    return f'{name} cookie request' if not cookie else \
-        f'{name} {len(cookie)}-byte cookie'
-
-
-def _malformed(at: int, data: bytes, why: str) -> Span:
-    return Span('MALFORMED', at, len(data) - at, f'malformed: {why}',
-                f'malformed({data[at:].hex()})')
-
-
-def decode(data: bytes) -> List[Span]:
-    """Spans covering every byte of data, in order."""
-    spans: List[Span] = []
-    at = 0
-    while at < len(data):
-        kind = data[at]
-        if kind == 1:
-            spans.append(Span('NOP', at, 1, 'nop', 'nop'))
-            at += 1
-            continue
-        if kind == 0:
-            # RFC 9293: nothing after EOL is an option.
-            spans.append(Span('EOL', at, len(data) - at, 'EOL', 'eol'))
-            break
-        if at + 2 > len(data):
-            spans.append(_malformed(at, data, f'kind {kind} without length'))
-            break
-        length = data[at + 1]
-        name, want = KINDS.get(kind, ('', None))
-        if length < 2 or at + length > len(data):
-            spans.append(_malformed(at, data, f'kind {kind} len {length}'))
-            break
-        body = data[at + 2:at + length]
-        if not name:
-            spans.append(Span('UNKNOWN', at, length, f'kind {kind}',
-                              f'kind {kind} len {length}'))
-        elif not _well_formed(kind, length, want, body):
-            spans.append(Span('MALFORMED', at, length,
-                              f'{name} len {length}?',
-                              f'malformed({data[at:at + length].hex()})'))
-        else:
-            spans.extend(_option(kind, at, body))
-        at += length
-    return spans
-
-
-def _well_formed(kind: int, length: int, want: int | None,
-                 body: bytes) -> bool:
-    if want is not None:
-        return length == want
-    if kind == 5:
-        return (length - 2) % 8 == 0 and length > 2
-    if kind == 254:
-        return length >= 4 and _u16(body, 0) == FOEXP_MAGIC
-    if kind in ACCECN_ORDER:
-        return (length - 2) % 3 == 0 and length <= 2 + 3 * 3
-    return True
-
-
-def packetdrill(data: bytes) -> str:
-    """The packetdrill notation of data, as the KUnit layout lines write it."""
-    return ','.join(span.text for span in decode(data) if span.text)
 
 
 def _segments(start: int, length: int) -> List[Tuple[int, int, int]]:
@@ -338,7 +191,7 @@ def render_svg(name: str, data: bytes, size: int, layout: str) -> str:
     title = [f'{name}', f'{size} / {OPTION_SPACE} bytes of option space']
     if len(data) != size:
         title.append(f'(the words cover {len(data)} bytes, not {size})')
-    notation = _wrap(f'<{layout}>')
+    notation = _wrap(bracketed(layout))
     top = 30 + 20 * len(title) + 16 * len(notation) + 22
     grid_h = OPTION_SPACE // ROW_BYTES * CELL_H
     kinds = [kind for kind in STYLE if any(s.kind == kind for s in spans)]

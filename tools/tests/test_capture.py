@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Iterable, List
 from unittest import mock
 
-from tcpopt import capture, dissect, ktap
+from tcpopt import capture, dissect, ktap, options
 from tcpopt.capture import WirePacket
 from tcpopt.errors import HarnessError
 
@@ -393,19 +393,19 @@ class PcapTest(unittest.TestCase):
 class LayoutAndExpertTest(unittest.TestCase):
 
     def test_layout_options(self) -> None:
-        Option = dissect.Option
+        Option, layout_options = options.Option, options.parse_layout
         self.assertEqual(
-            capture.layout_options('<mss 1460,sackOK,TS val 7 ecr 0,nop,'
+            layout_options('<mss 1460,sackOK,TS val 7 ecr 0,nop,'
                                    'wscale 7>'),
             [Option(2, (1460,)), Option(4), Option(8, (7, 0)), Option(1),
              Option(3, (7,))])
-        self.assertEqual(capture.layout_options('<>'), [])
-        self.assertEqual(capture.layout_options(''), [])
-        self.assertEqual(capture.layout_options('<nop,nop,md5,FO 00112233>'),
+        self.assertEqual(layout_options('<>'), [])
+        self.assertEqual(layout_options(''), [])
+        self.assertEqual(layout_options('<nop,nop,md5,FO 00112233>'),
                          [Option(1), Option(1), Option(19),
                           Option(34, ('00112233',))])
         with self.assertRaises(ValueError):
-            capture.layout_options('<malformed>')
+            layout_options('<malformed>')
 
     def test_live_connections_may_warn(self) -> None:
         serious = capture._live_serious

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import List, Tuple
 from unittest import mock
 
-from tcpopt import dissect, ktap
-from tcpopt.dissect import Dissection, Option, Packet
+from tcpopt import dissect, ktap, options
+from tcpopt.dissect import Dissection, Packet
+from tcpopt.options import Option
 from tcpopt.errors import HarnessError
 from tcpopt.layouts import rows
 
@@ -149,25 +150,25 @@ class ParseLayoutTest(unittest.TestCase):
     def test_every_sample_layout_parses(self) -> None:
         for row in rows(sample_run()):
             with self.subTest(row.stem):
-                dissect.parse_layout(row.layout)
+                options.parse_layout(row.layout)
 
     def test_items(self) -> None:
         self.assertEqual(
-            dissect.parse_layout('nop,nop,md5,mss 1440,sackOK,TS val 2 ecr 1,'
+            options.parse_layout('nop,nop,md5,mss 1440,sackOK,TS val 2 ecr 1,'
                                  'nop,wscale 9'),
             [Option(1), Option(1), Option(19), Option(2, (1440,)), Option(4),
              Option(8, (2, 1)), Option(1), Option(3, (9,))])
-        self.assertEqual(dissect.parse_layout('nop,nop,sack 1:2 3:4'),
+        self.assertEqual(options.parse_layout('nop,nop,sack 1:2 3:4'),
                          [Option(1), Option(1), Option(5, ((1, 2), (3, 4)))])
-        self.assertEqual(dissect.parse_layout('FO ,FOEXP c0c1,FO'),
+        self.assertEqual(options.parse_layout('FO ,FOEXP c0c1,FO'),
                          [Option(34, ('',)), Option(254, ('c0c1',)),
                           Option(34, ('',))])
-        self.assertEqual(dissect.parse_layout(''), [])
-        self.assertEqual(dissect.parse_layout(' '), [])
+        self.assertEqual(options.parse_layout(''), [])
+        self.assertEqual(options.parse_layout(' '), [])
 
     def test_unknown_item(self) -> None:
         with self.assertRaises(ValueError):
-            dissect.parse_layout('mss 1460,bogus 3')
+            options.parse_layout('mss 1460,bogus 3')
 
 
 class CompareTest(unittest.TestCase):

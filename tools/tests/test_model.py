@@ -75,13 +75,13 @@ class SynLayoutTest(unittest.TestCase):
         got = model.layout(syn(ts=True, sack=True, ws=True))
         self.assertEqual(got, words('02 04 05 b4 04 02 08 0a 00000001 '
                                     '00000000 01 03 03 07'))
-        self.assertEqual(model.packetdrill(got),
+        self.assertEqual(model.layout_text(got),
                          'mss 1460,sackOK,TS val 1 ecr 0,nop,wscale 7')
 
     def test_sack_and_ws_without_ts(self) -> None:
         got = model.layout(syn(sack=True, ws=True))
         self.assertEqual(got, words('02 04 05 b4 01 01 04 02 01 03 03 07'))
-        self.assertEqual(model.packetdrill(got),
+        self.assertEqual(model.layout_text(got),
                          'mss 1460,nop,nop,sackOK,nop,wscale 7')
 
     def test_ts_only_is_led_by_two_nops(self) -> None:
@@ -95,7 +95,7 @@ class SynLayoutTest(unittest.TestCase):
         got = model.layout(syn(md5=True, ts=True, sack=True, ws=True))
         self.assertEqual(len(got), 32)
         self.assertEqual(got, words(MD5_WORDS + '020405b4 01010402 01030307'))
-        self.assertEqual(model.packetdrill(got),
+        self.assertEqual(model.layout_text(got),
                          'nop,nop,md5,mss 1460,nop,nop,sackOK,nop,wscale 7')
 
     def test_md5_syn_ts_only_is_md5_and_mss(self) -> None:
@@ -133,13 +133,13 @@ class FastOpenTest(unittest.TestCase):
     def test_kind34_len4_is_padded_with_two_nops(self) -> None:
         got = model.layout(syn(fo='rfc7413', fo_len=4))
         self.assertEqual(got[4:], words('2206c0c1 c2c30101'))
-        self.assertEqual(model.packetdrill(got),
+        self.assertEqual(model.layout_text(got),
                          'mss 1460,FO c0c1c2c3,nop,nop')
 
     def test_exp_len6_takes_12_bytes(self) -> None:
         got = model.layout(syn(fo='exp', fo_len=6))
         self.assertEqual(got[4:], words('fe0af989 c0c1c2c3 c4c50101'))
-        self.assertEqual(model.packetdrill(got),
+        self.assertEqual(model.layout_text(got),
                          'mss 1460,FOEXP c0c1c2c3c4c5,nop,nop')
 
     def test_unpadded_lengths(self) -> None:
@@ -151,10 +151,10 @@ class FastOpenTest(unittest.TestCase):
     def test_cookie_requests_print_bare(self) -> None:
         request = model.layout(syn(fo='rfc7413'))
         self.assertEqual(request[4:], words('22020101'))
-        self.assertEqual(model.packetdrill(request), 'mss 1460,FO,nop,nop')
+        self.assertEqual(model.layout_text(request), 'mss 1460,FO,nop,nop')
         exp = model.layout(syn(fo='exp'))
         self.assertEqual(exp[4:], words('fe04f989'))
-        self.assertEqual(model.packetdrill(exp), 'mss 1460,FOEXP')
+        self.assertEqual(model.layout_text(exp), 'mss 1460,FOEXP')
 
     def test_full_syn_and_16_byte_cookie_fill_40(self) -> None:
         got = model.layout(syn(ts=True, sack=True, ws=True, fo='rfc7413',
@@ -190,7 +190,7 @@ class EstablishedTest(unittest.TestCase):
 
     def test_no_options(self) -> None:
         self.assertEqual(model.layout(est()), b'')
-        self.assertEqual(model.packetdrill(b''), '')
+        self.assertEqual(model.layout_text(b''), '')
         self.assertEqual(model.mss_delta(est()), 0)
 
     def test_ts_and_three_blocks_fill_40(self) -> None:
@@ -199,7 +199,7 @@ class EstablishedTest(unittest.TestCase):
             '0101080a 00000003 00000002 0101051a 00001000 00002000 '
             '00003000 00004000 00005000 00006000'))
         self.assertEqual(model.mss_delta(est(ts=True, sacks=3)), 28)
-        self.assertEqual(model.packetdrill(got),
+        self.assertEqual(model.layout_text(got),
                          'nop,nop,TS val 3 ecr 2,nop,nop,sack 4096:8192 '
                          '12288:16384 20480:24576')
 
@@ -217,7 +217,7 @@ class EstablishedTest(unittest.TestCase):
         got = model.layout(est(md5=True, ts=True, sacks=1))
         self.assertEqual(len(got), 32)
         self.assertEqual(got, words(MD5_WORDS + '0101080a 00000003 00000002'))
-        self.assertNotIn('sack', model.packetdrill(got))
+        self.assertNotIn('sack', model.layout_text(got))
         self.assertEqual(model.mss_delta(est(md5=True, ts=True, sacks=1)), 0)
 
     def test_md5_without_ts_takes_two_blocks(self) -> None:
@@ -232,7 +232,7 @@ class EstablishedTest(unittest.TestCase):
         self.assertEqual(got[12:], words('0101051a 00000100 00000200 '
                                          '00001000 00002000 00003000 '
                                          '00004000'))
-        self.assertEqual(model.packetdrill(got),
+        self.assertEqual(model.layout_text(got),
                          'nop,nop,TS val 3 ecr 2,nop,nop,sack 256:512 '
                          '4096:8192 12288:16384')
 
@@ -271,7 +271,7 @@ class AoEncodingTest(unittest.TestCase):
         self.assertEqual(got, words('1d0e0709 a5a5a5a5 a5a5a5a5 01010101'))
         # The length byte is unaligned: the option ends 2 bytes into the
         # NOP word, whose last 2 bytes are padding.
-        self.assertEqual(model.packetdrill(got),
+        self.assertEqual(model.layout_text(got),
                          'AO keyid 7 rnext 9 mac 10,nop,nop')
 
     def test_mac_12_and_16_are_whole_words(self) -> None:
@@ -303,7 +303,7 @@ class SynAoTest(unittest.TestCase):
         got = model.layout(syn(ts=True, sack=True, ws=True, ao_maclen=4))
         self.assertEqual(got, words('1d080709 a5a5a5a5 020405b4 0402080a '
                                     '00000001 00000000 01030307'))
-        self.assertEqual(model.packetdrill(got),
+        self.assertEqual(model.layout_text(got),
                          'AO keyid 7 rnext 9 mac 4,mss 1460,sackOK,'
                          'TS val 1 ecr 0,nop,wscale 7')
 
@@ -353,7 +353,7 @@ class SynAckAoTest(unittest.TestCase):
                                       ws=True, ao_maclen=maclen))
             self.assertEqual(got, words(ao(maclen, '0304') + '020405b4 '
                                         '01010402 01030307'))
-            self.assertNotIn('TS', model.packetdrill(got))
+            self.assertNotIn('TS', model.layout_text(got))
 
     def test_without_sack_keeps_ts(self) -> None:
         for syncookie in (False, True):
@@ -392,7 +392,7 @@ class EstablishedAoTest(unittest.TestCase):
             self.assertEqual(len(got), 32)
             self.assertEqual(got, words(ao(16) + '0101080a 00000003 '
                                         '00000002'))
-            self.assertNotIn('sack', model.packetdrill(got))
+            self.assertNotIn('sack', model.layout_text(got))
 
     def test_mac_16_without_ts_takes_two_blocks(self) -> None:
         # 20 leave 20: (20 - 4) // 8 = 2.
@@ -428,12 +428,12 @@ class KernelTablesTest(unittest.TestCase):
                 self.assertEqual(got.hex(), ''.join(case.words[n]))
                 self.assertEqual(len(got), case.sizes[n])
 
-    def test_packetdrill_text(self) -> None:
+    def test_layout_text(self) -> None:
         for case, n, inputs in self.rows():
             with self.subTest(case=case.name, row=n):
                 printed = re.sub(r'\b(FOEXP|FO) (?=,|$)', r'\1',
                                  case.layouts[n])
-                self.assertEqual(model.packetdrill(model.layout(inputs)),
+                self.assertEqual(model.layout_text(model.layout(inputs)),
                                  printed)
 
     def test_mss_deltas(self) -> None:
@@ -462,7 +462,7 @@ class PropertyTest(unittest.TestCase):
 
     def test_well_formed_and_decodable(self) -> None:
         for inputs, got in self.layouts:
-            self.assertIsInstance(model.packetdrill(got), str)
+            self.assertIsInstance(model.layout_text(got), str)
 
     def test_md5_or_ao_first_then_mss(self) -> None:
         for inputs, got in self.layouts:
@@ -502,7 +502,7 @@ class PropertyTest(unittest.TestCase):
     def test_no_ts_on_an_md5_syn(self) -> None:
         for inputs, got in self.layouts:
             if inputs.kind == 'syn' and inputs.md5:
-                self.assertNotIn('TS', model.packetdrill(got))
+                self.assertNotIn('TS', model.layout_text(got))
 
     def test_ao_option_as_rfc5925_lays_it_out(self) -> None:
         for inputs, got in self.layouts:
@@ -526,12 +526,12 @@ class PropertyTest(unittest.TestCase):
     def test_ao_syn_keeps_ts(self) -> None:
         for inputs, got in self.layouts:
             if inputs.kind == 'syn' and inputs.ao_maclen and inputs.ts:
-                self.assertIn('TS val 1 ecr 0', model.packetdrill(got))
+                self.assertIn('TS val 1 ecr 0', model.layout_text(got))
 
     def test_ao_synack_gives_ts_up_for_sack(self) -> None:
         for inputs, got in self.layouts:
             if inputs.kind == 'synack' and inputs.ao_maclen and inputs.ts:
-                self.assertEqual('TS' in model.packetdrill(got),
+                self.assertEqual('TS' in model.layout_text(got),
                                  not inputs.sack, model.to_text(inputs))
 
     def test_ao_keeps_the_established_order(self) -> None:
@@ -556,7 +556,7 @@ class PropertyTest(unittest.TestCase):
         for inputs, got in self.layouts:
             if inputs.fo == 'none':
                 continue
-            text = model.packetdrill(got)
+            text = model.layout_text(got)
             name = 'FOEXP' if inputs.fo == 'exp' else 'FO'
             whole = name + (f' {model.cookie(inputs).hex()}'
                             if inputs.fo_len else '')
@@ -747,10 +747,10 @@ class DecoderTest(unittest.TestCase):
                     '1e020101', 'fe04aaaa', '05030000', '1d040709',
                     '1d030701'):
             with self.subTest(bad=bad), self.assertRaises(ValueError):
-                model.packetdrill(bytes.fromhex(bad))
+                model.layout_text(bytes.fromhex(bad))
 
     def test_nops_are_listed(self) -> None:
-        self.assertEqual(model.packetdrill(words('01010101')),
+        self.assertEqual(model.layout_text(words('01010101')),
                          'nop,nop,nop,nop')
 
 
@@ -819,6 +819,6 @@ class AccEcnTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, 'missing minlen'):
             model.from_fields(fields)
 
-    def test_packetdrill_names_the_fields_in_wire_order(self) -> None:
-        self.assertEqual(model.packetdrill(bytes.fromhex('ac08000001000002')),
+    def test_layout_text_names_the_fields_in_wire_order(self) -> None:
+        self.assertEqual(model.layout_text(bytes.fromhex('ac08000001000002')),
                          'AccECN0 e0b 1 ceb 2')

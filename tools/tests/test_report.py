@@ -111,10 +111,6 @@ class LayoutTableTest(unittest.TestCase):
         cls.table = report.layout_table(parse_file('ktap-pass.log').cases)
         cls.lines = cls.table.splitlines()
 
-    def test_packetdrill_form(self) -> None:
-        self.assertEqual(report.packetdrill('mss 1460'), '<mss 1460>')
-        self.assertEqual(report.packetdrill(''), '<>')
-
     def test_header_then_one_line_per_layout(self) -> None:
         self.assertTrue(self.lines[0].startswith('result'))
         # 62 rows + the plain case's two layouts.

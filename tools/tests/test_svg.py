@@ -1,4 +1,4 @@
-"""svg: the byte decoder and the option-space picture of one layout."""
+"""options.decode, the byte decoder, and svg's picture of one layout."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import List
 
-from tcpopt import ktap, svg
+from tcpopt import ktap, options, svg
 from tcpopt.layouts import rows
 
 DATA = Path(__file__).resolve().parent / 'data'
@@ -24,7 +24,7 @@ def sample_rows():
 
 
 def kinds(data: bytes) -> List[str]:
-    return [span.kind for span in svg.decode(data)]
+    return [span.kind for span in options.decode(data)]
 
 
 def normalized(layout: str) -> str:
@@ -35,7 +35,7 @@ def normalized(layout: str) -> str:
 class DecodeTest(unittest.TestCase):
 
     def test_full_syn(self) -> None:
-        spans = svg.decode(SYN_FULL)
+        spans = options.decode(SYN_FULL)
         self.assertEqual([(s.kind, s.start, s.length) for s in spans],
                          [('MSS', 0, 4), ('SACK_PERM', 4, 2), ('TS', 6, 10),
                           ('NOP', 16, 1), ('WS', 17, 3)])
@@ -43,7 +43,7 @@ class DecodeTest(unittest.TestCase):
         self.assertEqual(spans[2].label, 'TS val 1 ecr 0')
 
     def test_md5_hash_is_its_own_span(self) -> None:
-        spans = svg.decode(MD5_SYNACK)
+        spans = options.decode(MD5_SYNACK)
         self.assertEqual(kinds(MD5_SYNACK)[:4],
                          ['NOP', 'NOP', 'MD5', 'MD5_HASH'])
         self.assertEqual((spans[3].start, spans[3].length), (4, 16))
@@ -55,15 +55,15 @@ class DecodeTest(unittest.TestCase):
         self.assertEqual(kinds(bytes.fromhex('2206c0c1c2c30101')),
                          ['FO', 'NOP', 'NOP'])
         self.assertEqual(kinds(bytes.fromhex('fe04f989')), ['FOEXP'])
-        self.assertEqual(svg.packetdrill(bytes.fromhex('22020101')),
+        self.assertEqual(options.packetdrill(bytes.fromhex('22020101')),
                          'FO,nop,nop')
         # Kind 254 with another experiment ID is not Fast Open.
         self.assertEqual(kinds(bytes.fromhex('fe04abcd')), ['MALFORMED'])
 
     def test_sack_blocks(self) -> None:
         data = bytes.fromhex('0101050a0000100000002000')
-        self.assertEqual(svg.packetdrill(data), 'nop,nop,sack 4096:8192')
-        self.assertEqual(svg.decode(data)[2].label, 'SACK 1 block')
+        self.assertEqual(options.packetdrill(data), 'nop,nop,sack 4096:8192')
+        self.assertEqual(options.decode(data)[2].label, 'SACK 1 block')
 
     def test_malformed_and_unknown_bytes(self) -> None:
         self.assertEqual(kinds(bytes.fromhex('02050000')), ['MALFORMED'])
@@ -78,20 +78,20 @@ class DecodeTest(unittest.TestCase):
     def test_spans_cover_every_byte(self) -> None:
         for row in sample_rows():
             with self.subTest(row.stem):
-                spans = svg.decode(row.data)
+                spans = options.decode(row.data)
                 self.assertEqual(sum(s.length for s in spans), len(row.data))
                 for before, after in zip(spans, spans[1:]):
                     self.assertEqual(before.end, after.start)
 
     def test_decoding_matches_every_kernel_layout_line(self) -> None:
         # Two independent decoders: the test's tcp_opt_decode() printed
-        # the layout line, svg.decode() reads the words.
+        # the layout line, options.decode() reads the words.
         checked = 0
         for row in sample_rows():
             if row.words is None:
                 continue
             with self.subTest(row.stem):
-                self.assertEqual(svg.packetdrill(row.data),
+                self.assertEqual(options.packetdrill(row.data),
                                  normalized(row.layout))
                 self.assertEqual(len(row.data), row.size)
                 checked += 1
