@@ -175,14 +175,6 @@ class Plan(NamedTuple):
     accecn_fields: int = -1         # -1: no AccECN option
 
 
-class Option(NamedTuple):
-    """One option as found on the wire; NOPs included, payload empty."""
-
-    offset: int
-    kind: int
-    payload: bytes
-
-
 def _problem(i: Inputs) -> str:
     """Why @i is not a packet the model describes, or ''."""
     if i.kind not in KINDS:
@@ -696,94 +688,3 @@ def cross_product(ao: bool = False, accecn: bool = False) -> List[Inputs]:
         out += _established_group(md5)
     return out + (_ao_groups() if ao else []) + \
         (_accecn_groups() if accecn else [])
-
-
-def parse_options(data: bytes) -> List[Option]:
-    """Split an option area by the RFC 9293 rules; ValueError if malformed."""
-    out: List[Option] = []
-    offset = 0
-    while offset < len(data):
-        kind = data[offset]
-        if kind == TCPOPT_EOL:
-            # Linux never writes EOL: its layouts end on a word boundary.
-            raise ValueError(f'EOL at byte {offset}')
-        if kind == TCPOPT_NOP:
-            out.append(Option(offset, kind, b''))
-            offset += 1
-            continue
-        if offset + 2 > len(data):
-            raise ValueError(f'kind {kind} at byte {offset} has no length')
-        length = data[offset + 1]
-        if length < 2 or offset + length > len(data):
-            raise ValueError(f'kind {kind} at byte {offset}: bad length '
-                             f'{length}')
-        out.append(Option(offset, kind, data[offset + 2:offset + length]))
-        offset += length
-    return out
-
-
-def _expect_len(option: Option, length: int) -> None:
-    if len(option.payload) + 2 != length:
-        raise ValueError(f'kind {option.kind} at byte {option.offset}: '
-                         f'length {len(option.payload) + 2}, not {length}')
-
-
-def _describe(option: Option) -> str:
-    """One option in packetdrill notation, as the kernel suite prints it."""
-    kind, body = option.kind, option.payload
-    fixed = {TCPOPT_MSS: TCPOLEN_MSS, TCPOPT_WINDOW: TCPOLEN_WINDOW,
-             TCPOPT_SACK_PERM: TCPOLEN_SACK_PERM,
-             TCPOPT_TIMESTAMP: TCPOLEN_TIMESTAMP,
-             TCPOPT_MD5SIG: TCPOLEN_MD5SIG}
-    if kind in fixed:
-        _expect_len(option, fixed[kind])
-    if kind == TCPOPT_AO and len(body) + 2 <= TCPOLEN_AO_BASE:
-        raise ValueError(f'TCP-AO at byte {option.offset}: no MAC')
-    if kind == TCPOPT_NOP:
-        return 'nop'
-    if kind == TCPOPT_MSS:
-        return f'mss {struct.unpack("!H", body)[0]}'
-    if kind == TCPOPT_WINDOW:
-        return f'wscale {body[0]}'
-    if kind == TCPOPT_SACK_PERM:
-        return 'sackOK'
-    if kind == TCPOPT_TIMESTAMP:
-        return 'TS val {} ecr {}'.format(*struct.unpack('!II', body))
-    if kind == TCPOPT_MD5SIG:
-        return 'md5'
-    if kind == TCPOPT_AO:
-        # The kernel suite's notation: the MAC by its length, not bytes.
-        return f'AO keyid {body[0]} rnext {body[1]} mac {len(body) - 2}'
-    if kind == TCPOPT_SACK:
-        if len(body) % TCPOLEN_SACK_PERBLOCK:
-            raise ValueError(f'SACK at byte {option.offset}: partial block')
-        edges = struct.unpack(f'!{len(body) // 4}I', body)
-        return 'sack' + ''.join(f' {edges[n]}:{edges[n + 1]}'
-                                for n in range(0, len(edges), 2))
-    if kind in (TCPOPT_ACCECN0, TCPOPT_ACCECN1):
-        return _describe_accecn(option)
-    if kind == TCPOPT_FASTOPEN:
-        return 'FO' + (f' {body.hex()}' if body else '')
-    if kind == TCPOPT_EXP and len(body) >= 2 and \
-            struct.unpack('!H', body[:2])[0] == FASTOPEN_MAGIC:
-        return 'FOEXP' + (f' {body[2:].hex()}' if len(body) > 2 else '')
-    raise ValueError(f'kind {kind} at byte {option.offset} is not one the '
-                     'writer emits')
-
-
-def _describe_accecn(option: Option) -> str:
-    body = option.payload
-    if len(body) % ACCECN_FIELD_LEN or \
-            len(body) > ACCECN_FIELD_LEN * ACCECN_MAX_FIELDS:
-        raise ValueError(f'AccECN at byte {option.offset}: length '
-                         f'{len(body) + 2}')
-    order = ACCECN1_ORDER if option.kind == TCPOPT_ACCECN1 \
-        else ACCECN0_ORDER
-    fields = [f'{name} {int.from_bytes(body[n:n + 3], "big")}'
-              for name, n in zip(order, range(0, len(body), 3))]
-    return ' '.join([f'AccECN{int(option.kind == TCPOPT_ACCECN1)}'] + fields)
-
-
-def layout_text(data: bytes) -> str:
-    """'mss 1460,sackOK,TS val 1 ecr 0,nop,wscale 7'; '' for no options."""
-    return ','.join(_describe(option) for option in parse_options(data))

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import itertools
 import re
+import struct
 import unittest
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterator, List
+from typing import Iterator, List, NamedTuple
 
 from tcpopt import ktap, model
 from tcpopt.model import Inputs
@@ -26,6 +27,111 @@ AUTH = [dict(md5=False, ao_maclen=0), dict(md5=True, ao_maclen=0)] + \
 def words(text: str) -> bytes:
     """'020405b4 0402080a' -> bytes; the tables below are written in words."""
     return bytes.fromhex(''.join(text.split()))
+
+
+# --- a strict reading of the model's bytes ---------------------------------
+# The model's own decoder, kept with its tests and independent of
+# tcpopt.options: it raises on anything the writer never emits.
+
+class Option(NamedTuple):
+    """One option as found on the wire; NOPs included, payload empty."""
+
+    offset: int
+    kind: int
+    payload: bytes
+
+
+def parse_options(data: bytes) -> List[Option]:
+    """Split an option area by the RFC 9293 rules; ValueError if malformed."""
+    out: List[Option] = []
+    offset = 0
+    while offset < len(data):
+        kind = data[offset]
+        if kind == model.TCPOPT_EOL:
+            # Linux never writes EOL: its layouts end on a word boundary.
+            raise ValueError(f'EOL at byte {offset}')
+        if kind == model.TCPOPT_NOP:
+            out.append(Option(offset, kind, b''))
+            offset += 1
+            continue
+        if offset + 2 > len(data):
+            raise ValueError(f'kind {kind} at byte {offset} has no length')
+        length = data[offset + 1]
+        if length < 2 or offset + length > len(data):
+            raise ValueError(f'kind {kind} at byte {offset}: bad length '
+                             f'{length}')
+        out.append(Option(offset, kind, data[offset + 2:offset + length]))
+        offset += length
+    return out
+
+
+def _expect_len(option: Option, length: int) -> None:
+    if len(option.payload) + 2 != length:
+        raise ValueError(f'kind {option.kind} at byte {option.offset}: '
+                         f'length {len(option.payload) + 2}, not {length}')
+
+
+def _describe(option: Option) -> str:
+    """One option in packetdrill notation, as the kernel suite prints it."""
+    kind, body = option.kind, option.payload
+    fixed = {model.TCPOPT_MSS: model.TCPOLEN_MSS,
+             model.TCPOPT_WINDOW: model.TCPOLEN_WINDOW,
+             model.TCPOPT_SACK_PERM: model.TCPOLEN_SACK_PERM,
+             model.TCPOPT_TIMESTAMP: model.TCPOLEN_TIMESTAMP,
+             model.TCPOPT_MD5SIG: model.TCPOLEN_MD5SIG}
+    if kind in fixed:
+        _expect_len(option, fixed[kind])
+    if kind == model.TCPOPT_AO and len(body) + 2 <= model.TCPOLEN_AO_BASE:
+        raise ValueError(f'TCP-AO at byte {option.offset}: no MAC')
+    if kind == model.TCPOPT_NOP:
+        return 'nop'
+    if kind == model.TCPOPT_MSS:
+        return f'mss {struct.unpack("!H", body)[0]}'
+    if kind == model.TCPOPT_WINDOW:
+        return f'wscale {body[0]}'
+    if kind == model.TCPOPT_SACK_PERM:
+        return 'sackOK'
+    if kind == model.TCPOPT_TIMESTAMP:
+        return 'TS val {} ecr {}'.format(*struct.unpack('!II', body))
+    if kind == model.TCPOPT_MD5SIG:
+        return 'md5'
+    if kind == model.TCPOPT_AO:
+        # The kernel suite's notation: the MAC by its length, not bytes.
+        return f'AO keyid {body[0]} rnext {body[1]} mac {len(body) - 2}'
+    if kind == model.TCPOPT_SACK:
+        if len(body) % model.TCPOLEN_SACK_PERBLOCK:
+            raise ValueError(f'SACK at byte {option.offset}: partial block')
+        edges = struct.unpack(f'!{len(body) // 4}I', body)
+        return 'sack' + ''.join(f' {edges[n]}:{edges[n + 1]}'
+                                for n in range(0, len(edges), 2))
+    if kind in (model.TCPOPT_ACCECN0, model.TCPOPT_ACCECN1):
+        return _describe_accecn(option)
+    if kind == model.TCPOPT_FASTOPEN:
+        return 'FO' + (f' {body.hex()}' if body else '')
+    if kind == model.TCPOPT_EXP and len(body) >= 2 and \
+            struct.unpack('!H', body[:2])[0] == model.FASTOPEN_MAGIC:
+        return 'FOEXP' + (f' {body[2:].hex()}' if len(body) > 2 else '')
+    raise ValueError(f'kind {kind} at byte {option.offset} is not one the '
+                     'writer emits')
+
+
+def _describe_accecn(option: Option) -> str:
+    body = option.payload
+    if len(body) % model.ACCECN_FIELD_LEN or \
+            len(body) > model.ACCECN_FIELD_LEN * model.ACCECN_MAX_FIELDS:
+        raise ValueError(f'AccECN at byte {option.offset}: length '
+                         f'{len(body) + 2}')
+    order = model.ACCECN1_ORDER if option.kind == model.TCPOPT_ACCECN1 \
+        else model.ACCECN0_ORDER
+    fields = [f'{name} {int.from_bytes(body[n:n + 3], "big")}'
+              for name, n in zip(order, range(0, len(body), 3))]
+    name = f'AccECN{int(option.kind == model.TCPOPT_ACCECN1)}'
+    return ' '.join([name] + fields)
+
+
+def layout_text(data: bytes) -> str:
+    """'mss 1460,sackOK,TS val 1 ecr 0,nop,wscale 7'; '' for no options."""
+    return ','.join(_describe(option) for option in parse_options(data))
 
 
 def syn(**given: object) -> Inputs:
@@ -75,13 +181,13 @@ class SynLayoutTest(unittest.TestCase):
         got = model.layout(syn(ts=True, sack=True, ws=True))
         self.assertEqual(got, words('02 04 05 b4 04 02 08 0a 00000001 '
                                     '00000000 01 03 03 07'))
-        self.assertEqual(model.layout_text(got),
+        self.assertEqual(layout_text(got),
                          'mss 1460,sackOK,TS val 1 ecr 0,nop,wscale 7')
 
     def test_sack_and_ws_without_ts(self) -> None:
         got = model.layout(syn(sack=True, ws=True))
         self.assertEqual(got, words('02 04 05 b4 01 01 04 02 01 03 03 07'))
-        self.assertEqual(model.layout_text(got),
+        self.assertEqual(layout_text(got),
                          'mss 1460,nop,nop,sackOK,nop,wscale 7')
 
     def test_ts_only_is_led_by_two_nops(self) -> None:
@@ -95,7 +201,7 @@ class SynLayoutTest(unittest.TestCase):
         got = model.layout(syn(md5=True, ts=True, sack=True, ws=True))
         self.assertEqual(len(got), 32)
         self.assertEqual(got, words(MD5_WORDS + '020405b4 01010402 01030307'))
-        self.assertEqual(model.layout_text(got),
+        self.assertEqual(layout_text(got),
                          'nop,nop,md5,mss 1460,nop,nop,sackOK,nop,wscale 7')
 
     def test_md5_syn_ts_only_is_md5_and_mss(self) -> None:
@@ -133,13 +239,13 @@ class FastOpenTest(unittest.TestCase):
     def test_kind34_len4_is_padded_with_two_nops(self) -> None:
         got = model.layout(syn(fo='rfc7413', fo_len=4))
         self.assertEqual(got[4:], words('2206c0c1 c2c30101'))
-        self.assertEqual(model.layout_text(got),
+        self.assertEqual(layout_text(got),
                          'mss 1460,FO c0c1c2c3,nop,nop')
 
     def test_exp_len6_takes_12_bytes(self) -> None:
         got = model.layout(syn(fo='exp', fo_len=6))
         self.assertEqual(got[4:], words('fe0af989 c0c1c2c3 c4c50101'))
-        self.assertEqual(model.layout_text(got),
+        self.assertEqual(layout_text(got),
                          'mss 1460,FOEXP c0c1c2c3c4c5,nop,nop')
 
     def test_unpadded_lengths(self) -> None:
@@ -151,10 +257,10 @@ class FastOpenTest(unittest.TestCase):
     def test_cookie_requests_print_bare(self) -> None:
         request = model.layout(syn(fo='rfc7413'))
         self.assertEqual(request[4:], words('22020101'))
-        self.assertEqual(model.layout_text(request), 'mss 1460,FO,nop,nop')
+        self.assertEqual(layout_text(request), 'mss 1460,FO,nop,nop')
         exp = model.layout(syn(fo='exp'))
         self.assertEqual(exp[4:], words('fe04f989'))
-        self.assertEqual(model.layout_text(exp), 'mss 1460,FOEXP')
+        self.assertEqual(layout_text(exp), 'mss 1460,FOEXP')
 
     def test_full_syn_and_16_byte_cookie_fill_40(self) -> None:
         got = model.layout(syn(ts=True, sack=True, ws=True, fo='rfc7413',
@@ -190,7 +296,7 @@ class EstablishedTest(unittest.TestCase):
 
     def test_no_options(self) -> None:
         self.assertEqual(model.layout(est()), b'')
-        self.assertEqual(model.layout_text(b''), '')
+        self.assertEqual(layout_text(b''), '')
         self.assertEqual(model.mss_delta(est()), 0)
 
     def test_ts_and_three_blocks_fill_40(self) -> None:
@@ -199,7 +305,7 @@ class EstablishedTest(unittest.TestCase):
             '0101080a 00000003 00000002 0101051a 00001000 00002000 '
             '00003000 00004000 00005000 00006000'))
         self.assertEqual(model.mss_delta(est(ts=True, sacks=3)), 28)
-        self.assertEqual(model.layout_text(got),
+        self.assertEqual(layout_text(got),
                          'nop,nop,TS val 3 ecr 2,nop,nop,sack 4096:8192 '
                          '12288:16384 20480:24576')
 
@@ -217,7 +323,7 @@ class EstablishedTest(unittest.TestCase):
         got = model.layout(est(md5=True, ts=True, sacks=1))
         self.assertEqual(len(got), 32)
         self.assertEqual(got, words(MD5_WORDS + '0101080a 00000003 00000002'))
-        self.assertNotIn('sack', model.layout_text(got))
+        self.assertNotIn('sack', layout_text(got))
         self.assertEqual(model.mss_delta(est(md5=True, ts=True, sacks=1)), 0)
 
     def test_md5_without_ts_takes_two_blocks(self) -> None:
@@ -232,7 +338,7 @@ class EstablishedTest(unittest.TestCase):
         self.assertEqual(got[12:], words('0101051a 00000100 00000200 '
                                          '00001000 00002000 00003000 '
                                          '00004000'))
-        self.assertEqual(model.layout_text(got),
+        self.assertEqual(layout_text(got),
                          'nop,nop,TS val 3 ecr 2,nop,nop,sack 256:512 '
                          '4096:8192 12288:16384')
 
@@ -271,7 +377,7 @@ class AoEncodingTest(unittest.TestCase):
         self.assertEqual(got, words('1d0e0709 a5a5a5a5 a5a5a5a5 01010101'))
         # The length byte is unaligned: the option ends 2 bytes into the
         # NOP word, whose last 2 bytes are padding.
-        self.assertEqual(model.layout_text(got),
+        self.assertEqual(layout_text(got),
                          'AO keyid 7 rnext 9 mac 10,nop,nop')
 
     def test_mac_12_and_16_are_whole_words(self) -> None:
@@ -303,7 +409,7 @@ class SynAoTest(unittest.TestCase):
         got = model.layout(syn(ts=True, sack=True, ws=True, ao_maclen=4))
         self.assertEqual(got, words('1d080709 a5a5a5a5 020405b4 0402080a '
                                     '00000001 00000000 01030307'))
-        self.assertEqual(model.layout_text(got),
+        self.assertEqual(layout_text(got),
                          'AO keyid 7 rnext 9 mac 4,mss 1460,sackOK,'
                          'TS val 1 ecr 0,nop,wscale 7')
 
@@ -353,7 +459,7 @@ class SynAckAoTest(unittest.TestCase):
                                       ws=True, ao_maclen=maclen))
             self.assertEqual(got, words(ao(maclen, '0304') + '020405b4 '
                                         '01010402 01030307'))
-            self.assertNotIn('TS', model.layout_text(got))
+            self.assertNotIn('TS', layout_text(got))
 
     def test_without_sack_keeps_ts(self) -> None:
         for syncookie in (False, True):
@@ -392,7 +498,7 @@ class EstablishedAoTest(unittest.TestCase):
             self.assertEqual(len(got), 32)
             self.assertEqual(got, words(ao(16) + '0101080a 00000003 '
                                         '00000002'))
-            self.assertNotIn('sack', model.layout_text(got))
+            self.assertNotIn('sack', layout_text(got))
 
     def test_mac_16_without_ts_takes_two_blocks(self) -> None:
         # 20 leave 20: (20 - 4) // 8 = 2.
@@ -433,7 +539,7 @@ class KernelTablesTest(unittest.TestCase):
             with self.subTest(case=case.name, row=n):
                 printed = re.sub(r'\b(FOEXP|FO) (?=,|$)', r'\1',
                                  case.layouts[n])
-                self.assertEqual(model.layout_text(model.layout(inputs)),
+                self.assertEqual(layout_text(model.layout(inputs)),
                                  printed)
 
     def test_mss_deltas(self) -> None:
@@ -462,11 +568,11 @@ class PropertyTest(unittest.TestCase):
 
     def test_well_formed_and_decodable(self) -> None:
         for inputs, got in self.layouts:
-            self.assertIsInstance(model.layout_text(got), str)
+            self.assertIsInstance(layout_text(got), str)
 
     def test_md5_or_ao_first_then_mss(self) -> None:
         for inputs, got in self.layouts:
-            kinds = [o.kind for o in model.parse_options(got)
+            kinds = [o.kind for o in parse_options(got)
                      if o.kind != model.TCPOPT_NOP]
             if inputs.md5:
                 self.assertEqual(kinds[0], model.TCPOPT_MD5SIG)
@@ -482,14 +588,14 @@ class PropertyTest(unittest.TestCase):
 
     def test_sack_perm_never_first(self) -> None:
         for inputs, got in self.layouts:
-            kinds = [o.kind for o in model.parse_options(got)
+            kinds = [o.kind for o in parse_options(got)
                      if o.kind != model.TCPOPT_NOP]
             if kinds:
                 self.assertNotEqual(kinds[0], model.TCPOPT_SACK_PERM)
 
     def test_every_option_once_at_most(self) -> None:
         for inputs, got in self.layouts:
-            kinds = Counter(o.kind for o in model.parse_options(got)
+            kinds = Counter(o.kind for o in parse_options(got)
                             if o.kind != model.TCPOPT_NOP)
             self.assertTrue(all(n == 1 for n in kinds.values()),
                             model.to_text(inputs))
@@ -502,13 +608,13 @@ class PropertyTest(unittest.TestCase):
     def test_no_ts_on_an_md5_syn(self) -> None:
         for inputs, got in self.layouts:
             if inputs.kind == 'syn' and inputs.md5:
-                self.assertNotIn('TS', model.layout_text(got))
+                self.assertNotIn('TS', layout_text(got))
 
     def test_ao_option_as_rfc5925_lays_it_out(self) -> None:
         for inputs, got in self.layouts:
             if not inputs.ao_maclen:
                 continue
-            first = model.parse_options(got)[0]
+            first = parse_options(got)[0]
             self.assertEqual(first.kind, model.TCPOPT_AO)
             self.assertEqual(len(first.payload) + 2, 4 + inputs.ao_maclen)
             self.assertEqual(tuple(first.payload[:2]),
@@ -526,17 +632,17 @@ class PropertyTest(unittest.TestCase):
     def test_ao_syn_keeps_ts(self) -> None:
         for inputs, got in self.layouts:
             if inputs.kind == 'syn' and inputs.ao_maclen and inputs.ts:
-                self.assertIn('TS val 1 ecr 0', model.layout_text(got))
+                self.assertIn('TS val 1 ecr 0', layout_text(got))
 
     def test_ao_synack_gives_ts_up_for_sack(self) -> None:
         for inputs, got in self.layouts:
             if inputs.kind == 'synack' and inputs.ao_maclen and inputs.ts:
-                self.assertEqual('TS' in model.layout_text(got),
+                self.assertEqual('TS' in layout_text(got),
                                  not inputs.sack, model.to_text(inputs))
 
     def test_ao_keeps_the_established_order(self) -> None:
-        def options(data: bytes) -> List[model.Option]:
-            return [o for o in model.parse_options(data)
+        def options(data: bytes) -> List[Option]:
+            return [o for o in parse_options(data)
                     if o.kind != model.TCPOPT_NOP]
 
         for inputs, got in self.layouts:
@@ -556,7 +662,7 @@ class PropertyTest(unittest.TestCase):
         for inputs, got in self.layouts:
             if inputs.fo == 'none':
                 continue
-            text = model.layout_text(got)
+            text = layout_text(got)
             name = 'FOEXP' if inputs.fo == 'exp' else 'FO'
             whole = name + (f' {model.cookie(inputs).hex()}'
                             if inputs.fo_len else '')
@@ -570,7 +676,7 @@ class PropertyTest(unittest.TestCase):
 
     def test_sack_blocks_rfc2018_limits(self) -> None:
         for inputs, got in self.layouts:
-            sacks = [o for o in model.parse_options(got)
+            sacks = [o for o in parse_options(got)
                      if o.kind == model.TCPOPT_SACK]
             if not sacks:
                 continue
@@ -747,10 +853,10 @@ class DecoderTest(unittest.TestCase):
                     '1e020101', 'fe04aaaa', '05030000', '1d040709',
                     '1d030701'):
             with self.subTest(bad=bad), self.assertRaises(ValueError):
-                model.layout_text(bytes.fromhex(bad))
+                layout_text(bytes.fromhex(bad))
 
     def test_nops_are_listed(self) -> None:
-        self.assertEqual(model.layout_text(words('01010101')),
+        self.assertEqual(layout_text(words('01010101')),
                          'nop,nop,nop,nop')
 
 
@@ -820,5 +926,5 @@ class AccEcnTest(unittest.TestCase):
             model.from_fields(fields)
 
     def test_layout_text_names_the_fields_in_wire_order(self) -> None:
-        self.assertEqual(model.layout_text(bytes.fromhex('ac08000001000002')),
+        self.assertEqual(layout_text(bytes.fromhex('ac08000001000002')),
                          'AccECN0 e0b 1 ceb 2')
