@@ -259,17 +259,24 @@ class CaptureStepTest(unittest.TestCase):
 
 class OneParsePerTreeTest(unittest.TestCase):
     """./run.sh test reads each tree's test.log once: the KUnit step
-    parses it and hands the run to every later step of the tree. The
-    build and boot are faked with a fixture log holding every kind of
-    record; the steps that read no log are skipped."""
+    parses it and hands the run to every later step of the tree; so do
+    the commands that run the suites and check their output. The build
+    and boot are faked with a fixture log holding every kind of record;
+    the steps that read no log are skipped."""
 
-    def test_each_log_is_opened_and_parsed_once(self) -> None:
+    def setUp(self) -> None:
+        import tempfile
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.work = Path(tmp.name)
+
+    def reads(self, command) -> tuple:
+        """command() with the kernel faked: (the reads of each test.log,
+        the paths ktap.parse was given, stdout)."""
         import collections
         import contextlib
         import io
-        import tempfile
         from unittest import mock
-        from tcpopt.settings import Settings
         fixture = (DATA / 'ktap-every-record.log').read_bytes()
         parsed, opened = [], collections.Counter()
         real_parse, real_open = ktap.parse, open
@@ -296,11 +303,10 @@ class OneParsePerTreeTest(unittest.TestCase):
             'unit_test_step', 'series_step', 'export_step', 'bloat_step',
             'plain_step', 'kconfig_step', 'bisectable_step', 'mutants_step',
             'bisect_demo_step')}
-        with tempfile.TemporaryDirectory() as work, \
-                mock.patch.multiple('tcpopt.cli', build_and_boot=boot,
-                                    **skipped), \
+        with mock.patch.multiple('tcpopt.cli', build_and_boot=boot,
+                                 **skipped), \
                 mock.patch('tcpopt.worktree.prepare',
-                           return_value=Path(work)), \
+                           return_value=self.work), \
                 mock.patch('tcpopt.worktree.kernel_version',
                            return_value='6.1.192'), \
                 mock.patch('tcpopt.dissect.find_tshark',
@@ -310,16 +316,37 @@ class OneParsePerTreeTest(unittest.TestCase):
                 mock.patch('builtins.open', counting_open), \
                 mock.patch('io.open', counting_open), \
                 contextlib.redirect_stdout(io.StringIO()) as out:
-            trees = [Settings.create(tree, Path(work)) for tree in TEST_TREES]
-            cli.cmd_test(trees)
-            logs = [str(s.build_dir / 'test.log') for s in trees]
-            sanitized = Settings.create(TEST_TREES[0], Path(work),
-                                        sanitize=True)
-            logs.append(str(sanitized.build_dir / 'test.log'))
-        self.assertIn('tshark decodes every 7.3 layout', out.getvalue())
-        self.assertEqual(dict(opened), {log: 1 for log in logs})
-        self.assertEqual(sorted(parsed), sorted(logs))
+            command()
+        return dict(opened), sorted(parsed), out.getvalue()
 
+    def log(self, tree: str = TEST_TREES[0], sanitize: bool = False) -> str:
+        from tcpopt.settings import Settings
+        return str(Settings.create(tree, self.work, sanitize=sanitize)
+                   .build_dir / 'test.log')
+
+    def test_the_test_command_reads_each_log_once(self) -> None:
+        from tcpopt.settings import Settings
+        trees = [Settings.create(tree, self.work) for tree in TEST_TREES]
+        opened, parsed, out = self.reads(lambda: cli.cmd_test(trees))
+        logs = [self.log(tree) for tree in TEST_TREES] + \
+            [self.log(sanitize=True)]
+        self.assertIn('tshark decodes every 7.3 layout', out)
+        self.assertIn('sanitizer reports in', out)
+        self.assertEqual(opened, {log: 1 for log in logs})
+        self.assertEqual(parsed, sorted(logs))
+
+    def test_layouts_capture_and_sanitize_read_the_log_once(self) -> None:
+        from tcpopt.settings import Settings
+        plain = Settings.create(TEST_TREES[0], self.work)
+        sanitized = Settings.create(TEST_TREES[0], self.work, sanitize=True)
+        for name, command, log in (
+                ('layouts', lambda: cli.cmd_layouts(plain), self.log()),
+                ('capture', lambda: cli.cmd_capture(plain), self.log()),
+                ('run --sanitize', lambda: cli.cmd_run(sanitized),
+                 self.log(sanitize=True))):
+            with self.subTest(name):
+                opened, parsed, _ = self.reads(command)
+                self.assertEqual((opened, parsed), ({log: 1}, [log]))
 
 if __name__ == '__main__':
     unittest.main()
