@@ -52,10 +52,25 @@
 #define LIVE_HEX_CHUNK		128
 #define LIVE_PING_LEN		100
 #define LIVE_MD5_KEY		"tcp-live-md5-key"
+/* TCP-AO (RFC 5925): HMAC-SHA-1-96 (RFC 5926), one master key. The
+ * client sends KeyID 7 and asks for 9; the listener the other way round.
+ * The option is 4 bytes and the MAC, padded to 32 bits (section 2.2).
+ */
+#define LIVE_AO_KEY		"tcp-live-ao-key!"
+#define LIVE_AO_ALG		"hmac(sha1)"
+#define LIVE_AO_MACLEN		12
+#define LIVE_AO_LEN		round_up(4 + LIVE_AO_MACLEN, 4)
+#define LIVE_AO_CLIENT_ID	7
+#define LIVE_AO_SERVER_ID	9
+#define LIVE_AO_FROM_CLIENT	.ao_keyid = LIVE_AO_CLIENT_ID, \
+				.ao_rnext = LIVE_AO_SERVER_ID
+#define LIVE_AO_FROM_SERVER	.ao_keyid = LIVE_AO_SERVER_ID, \
+				.ao_rnext = LIVE_AO_CLIENT_ID
 
 struct tcp_live_input {
 	bool ts, sack, ws;	/* the namespace's tcp_{timestamps,sack,...} */
 	bool md5;		/* TCP_MD5SIG keys on both ends */
+	bool ao;		/* TCP_AO_ADD_KEY keys on both ends (6.7+) */
 	u8 syncookies;		/* net.ipv4.tcp_syncookies */
 	bool fastopen;		/* a second connection sends the cookie */
 	u16 listen_maxseg;	/* TCP_MAXSEG on the listener, 0: none */
@@ -195,6 +210,29 @@ static const struct tcp_live_case tcp_live_cases[] = {
 		.out = { .syn = "syn_sack_ws_mss1460_ws7",
 			 .synack = "synack_none", .ack = "est_nots_0_sacks",
 			 .est_bytes = 0 },
+	},
+	{
+		/* TCP-AO on both ends: the SYN keeps TS, the SYN-ACK gives
+		 * it up for SACK_PERM, so the connection has none.
+		 */
+		.name = "live_ao",
+		.in = { .ts = 1, .sack = 1, .ws = 1, .ao = 1 },
+		.out = { .syn = "ao_syn_mac12",
+			 .synack = "ao_synack_sack_drops_ts",
+			 .ack = "ao_est_no_ts_mac12", .est_bytes = LIVE_AO_LEN },
+	},
+	{
+		/* TCP-AO and a cookie SYN-ACK: the cookie keeps WS and
+		 * SACK_PERM in the TS value, so the SYN-ACK must keep TS
+		 * for the ACK to echo it, as with MD5 (docs/bugs.md).
+		 */
+		.name = "live_ao_syncookie",
+		.in = { .ts = 1, .sack = 1, .ws = 1, .ao = 1,
+			.syncookies = 2 },
+		.out = { .syn = "ao_syn_mac12",
+			 .synack = "ao_synack_syncookie_keeps_ts",
+			 .ack = "ao_est_ts_mac12_active_open",
+			 .est_bytes = LIVE_AO_LEN + TCPOLEN_TSTAMP_ALIGNED },
 	},
 	{
 		/* RFC 7413: the first SYN asks for a cookie, the SYN-ACK
@@ -501,7 +539,35 @@ static int tcp_live_intopt(struct socket *sock, int opt, int val)
 	return tcp_live_tcpopt(sock, opt, &val, sizeof(val));
 }
 
-static int tcp_live_socket(struct tcp_live *live, struct socket **sock)
+/* The master key of one end (RFC 5925 section 3.1), for a peer at the
+ * loopback address. A listener cannot pick its current key: the first
+ * key added is the client's current and RNext key.
+ */
+static int tcp_live_ao_key(struct tcp_live *live, struct socket *sock,
+			   bool server)
+{
+#ifdef TCP_OPT_HAVE_AO
+	struct tcp_ao_add ao = {
+		.sndid = server ? LIVE_AO_SERVER_ID : LIVE_AO_CLIENT_ID,
+		.rcvid = server ? LIVE_AO_CLIENT_ID : LIVE_AO_SERVER_ID,
+		.maclen = LIVE_AO_MACLEN,
+		.prefix = live->family == AF_INET ? 32 : 128,
+		.keylen = sizeof(LIVE_AO_KEY) - 1,
+	};
+
+	/* Keys match addresses, not ports. */
+	memcpy(&ao.addr, &live->addr, live->addrlen);
+	((struct sockaddr_in *)&ao.addr)->sin_port = 0;
+	strscpy(ao.alg_name, LIVE_AO_ALG, sizeof(ao.alg_name));
+	memcpy(ao.key, LIVE_AO_KEY, ao.keylen);
+	return tcp_live_tcpopt(sock, TCP_AO_ADD_KEY, &ao, sizeof(ao));
+#else
+	return -EOPNOTSUPP;
+#endif
+}
+
+static int tcp_live_socket(struct tcp_live *live, struct socket **sock,
+			   bool server)
 {
 	int err;
 
@@ -520,6 +586,8 @@ static int tcp_live_socket(struct tcp_live *live, struct socket **sock)
 		memcpy(md5.tcpm_key, LIVE_MD5_KEY, 16);
 		err = tcp_live_tcpopt(*sock, TCP_MD5SIG, &md5, sizeof(md5));
 	}
+	if (live->c->in.ao)
+		err = tcp_live_ao_key(live, *sock, server);
 	return err;
 }
 
@@ -548,7 +616,7 @@ static int tcp_live_listen(struct tcp_live *live)
 	const struct tcp_live_input *in = &live->c->in;
 	int err;
 
-	err = tcp_live_socket(live, &live->listener);
+	err = tcp_live_socket(live, &live->listener, true);
 	if (!err)
 		live->prot = live->listener->sk->sk_prot;
 	if (!err && in->listen_maxseg)
@@ -593,7 +661,7 @@ static int tcp_live_connect(struct tcp_live *live, const void *buf,
 	const struct tcp_live_input *in = &live->c->in;
 	int err;
 
-	err = tcp_live_socket(live, &live->client);
+	err = tcp_live_socket(live, &live->client, false);
 	if (!err && in->connect_maxseg)
 		err = tcp_live_intopt(live->client, TCP_MAXSEG,
 				      in->connect_maxseg);
@@ -634,6 +702,7 @@ static int tcp_live_expected_mss(int dev_mss, int peer, int own)
  */
 struct tcp_live_values {
 	int mss, wscale;
+	u8 ao_keyid, ao_rnext;	/* the sender's KeyID and RNextKeyID */
 	bool ecn_counters;	/* AccECN fields count what was received */
 	u32 sack[LIVE_SACK_ACKS][2];	/* newest first */
 	unsigned int sacks;
@@ -675,6 +744,11 @@ static void tcp_live_expect_row(const struct tcp_opt_case *row,
 		case TCPOPT_MD5SIG:
 		case TCPOPT_FASTOPEN:
 			memset(mask + off + 2, 1, len - 2);
+			break;
+		case TCP_OPT_KIND_AO:
+			want[off + 2] = v->ao_keyid;
+			want[off + 3] = v->ao_rnext;
+			memset(mask + off + 4, 1, len - 4);	/* the MAC */
 			break;
 		case TCP_OPT_KIND_ACCECN0:
 		case TCP_OPT_KIND_ACCECN1:
@@ -807,11 +881,15 @@ static void tcp_live_check_handshake(struct tcp_live *live)
 	int dev_mss = tcp_live_dev_mss(live);
 	struct tcp_live_values syn = {
 		.mss = c->in.connect_maxseg ?: dev_mss, .wscale = LIVE_WSCALE,
+		LIVE_AO_FROM_CLIENT,
 	};
 	struct tcp_live_values synack = {
 		.mss = c->in.listen_maxseg ?: dev_mss, .wscale = LIVE_WSCALE,
+		LIVE_AO_FROM_SERVER,
 	};
-	struct tcp_live_values est = { .ecn_counters = true };
+	struct tcp_live_values est = {
+		.ecn_counters = true, LIVE_AO_FROM_CLIENT,
+	};
 
 	tcp_live_check(live, "SYN", tcp_live_find(live, true, true, false,
 						  false, 0), c->out.syn, &syn);
@@ -862,6 +940,105 @@ static void tcp_live_check_mss(struct tcp_live *live)
 			    c->in.listen_maxseg, c->out.est_bytes);
 }
 
+/* What one end of the connection negotiated and the window it uses. */
+struct tcp_live_end {
+	bool ts, sack, ws;
+	u8 snd_wscale, rcv_wscale;
+	u32 snd_wnd, rcv_wnd;
+	u16 header_len;
+};
+
+static void tcp_live_end(struct socket *sock, struct tcp_live_end *e)
+{
+	const struct tcp_sock *tp = tcp_sk(sock->sk);
+
+	lock_sock(sock->sk);
+	e->ts = tp->rx_opt.tstamp_ok;
+	e->sack = tp->rx_opt.sack_ok & TCP_SACK_SEEN;
+	e->ws = tp->rx_opt.wscale_ok;
+	e->snd_wscale = tp->rx_opt.snd_wscale;
+	e->rcv_wscale = tp->rx_opt.rcv_wscale;
+	e->snd_wnd = tp->snd_wnd;
+	e->rcv_wnd = tp->rcv_wnd;
+	e->header_len = tp->tcp_header_len;
+	release_sock(sock->sk);
+}
+
+/* Whether a unit row's layout carries TS: a SYN-ACK with TS is what puts
+ * TS on the connection (RFC 7323 section 3.2).
+ */
+static bool tcp_live_row_has_ts(const char *row_name)
+{
+	const struct tcp_opt_case *row = tcp_opt_test_row(row_name);
+	u8 hdr[sizeof(struct tcphdr) + MAX_TCP_OPTION_SPACE] = { };
+	struct tcp_opt_seen seen;
+	char text[256];
+	unsigned int i;
+
+	if (!row)
+		return false;	/* tcp_live_check() says so */
+	for (i = 0; i < row->out.size / 4; i++)
+		put_unaligned_be32(row->out.words[i],
+				   hdr + sizeof(struct tcphdr) + 4 * i);
+	return tcp_opt_decode(hdr, row->out.size, &seen, text, sizeof(text)) &&
+	       seen.ts;
+}
+
+/* Both ends must agree on TS, SACK and each other's window scale (RFC
+ * 7323 sections 2.2 and 3.2, RFC 2018 section 2); otherwise each reads
+ * the other's window with a shift the sender did not use.
+ */
+static void tcp_live_check_agreement(struct tcp_live *live,
+				     const struct tcp_live_end *client,
+				     const struct tcp_live_end *server)
+{
+	if (client->ts == server->ts && client->sack == server->sack &&
+	    client->ws == server->ws &&
+	    client->snd_wscale == server->rcv_wscale &&
+	    server->snd_wscale == client->rcv_wscale)
+		return;
+	KUNIT_FAIL(live->test,
+		   "%s: the ends disagree: client TS %d SACK %d WS %d (sends x%u, reads x%u), server TS %d SACK %d WS %d (sends x%u, reads x%u); the server offers %u bytes, the client may send %u",
+		   tcp_live_family(live), client->ts, client->sack, client->ws,
+		   1U << client->rcv_wscale, 1U << client->snd_wscale,
+		   server->ts, server->sack, server->ws,
+		   1U << server->rcv_wscale, 1U << server->snd_wscale,
+		   server->rcv_wnd, client->snd_wnd);
+}
+
+/* The tcp_header_len the writer suite's MSS rows assume, against the
+ * sockets tcp_rcv_synsent_state_process() and tcp_create_openreq_child()
+ * set up.
+ */
+static void tcp_live_check_header_len(struct tcp_live *live,
+				      const struct tcp_live_end *client,
+				      const struct tcp_live_end *server)
+{
+	const struct tcp_live_input *in = &live->c->in;
+	bool ts = tcp_live_row_has_ts(live->c->out.synack);
+	unsigned int key_len = in->md5 ? TCP_OPT_HDRLEN_MD5 :
+			       in->ao ? LIVE_AO_LEN : 0;
+
+	KUNIT_EXPECT_EQ_MSG(live->test, client->header_len,
+			    tcp_opt_est_header_len(ts, true, 0),
+			    "%s client tcp_header_len: TS %d", tcp_live_family(live),
+			    ts);
+	KUNIT_EXPECT_EQ_MSG(live->test, server->header_len,
+			    tcp_opt_est_header_len(ts, false, key_len),
+			    "%s accepted tcp_header_len: TS %d, key option %u",
+			    tcp_live_family(live), ts, key_len);
+}
+
+static void tcp_live_check_ends(struct tcp_live *live)
+{
+	struct tcp_live_end client, server;
+
+	tcp_live_end(live->client, &client);
+	tcp_live_end(live->child, &server);
+	tcp_live_check_agreement(live, &client, &server);
+	tcp_live_check_header_len(live, &client, &server);
+}
+
 /* The k-th SACK ACK (from 1) reports the segments 2k-1, ..., 3, 1 that
  * arrived beyond the holes, newest first (RFC 2018 section 4), as many
  * as the row has room for.
@@ -869,7 +1046,9 @@ static void tcp_live_check_mss(struct tcp_live *live)
 static void tcp_live_check_sacks(struct tcp_live *live, u32 isn, u32 seg)
 {
 	const struct tcp_live_case *c = live->c;
-	struct tcp_live_values v = { .ecn_counters = true };
+	struct tcp_live_values v = {
+		.ecn_counters = true, LIVE_AO_FROM_SERVER,
+	};
 	const struct tcp_live_pkt *p;
 	struct tcp_live_view view;
 	unsigned int k, b, data = 0;
@@ -985,6 +1164,7 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 	struct tcp_live *live = kunit_kzalloc(test, sizeof(*live), GFP_KERNEL);
 	static const char ping[LIVE_PING_LEN];
 	u8 pong[LIVE_PING_LEN];
+	bool no_alg = false;
 	u32 seg = 0;
 	int err;
 
@@ -1013,11 +1193,16 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 		if (!err)
 			err = tcp_live_recv(live->child, pong, sizeof(pong));
 	}
-	if (!err)
+	if (!err) {
 		tcp_live_check_mss(live);
+		tcp_live_check_ends(live);
+	}
 	if (!err && c->in.holes)
 		err = tcp_live_holes(live, &seg);
-	if (err)
+	/* TCP_AO_ADD_KEY: no such MAC algorithm in this kernel. */
+	if (err == -ENOENT && c->in.ao)
+		no_alg = true;
+	else if (err)
 		KUNIT_FAIL(test, "%s: connection failed: %d",
 			   tcp_live_family(live), err);
 	tcp_live_release(&live->child);
@@ -1050,6 +1235,8 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 	}
 	tcp_live_print(live);
 	tcp_live_teardown(live);
+	if (no_alg)
+		tcp_opt_skip(test, "needs " LIVE_AO_ALG " for TCP-AO");
 }
 
 static void tcp_live_test(struct kunit *test)
@@ -1061,6 +1248,10 @@ static void tcp_live_test(struct kunit *test)
 		tcp_opt_skip(test, "needs CONFIG_TCP_MD5SIG");
 	if (c->in.syncookies && !IS_ENABLED(CONFIG_SYN_COOKIES))
 		tcp_opt_skip(test, "needs CONFIG_SYN_COOKIES");
+#ifndef TCP_OPT_HAVE_AO
+	if (c->in.ao)
+		tcp_opt_skip(test, "needs CONFIG_TCP_AO (6.7+)");
+#endif
 #ifndef TCPOPT_ACCECN1
 	if (c->in.accecn)
 		tcp_opt_skip(test, "needs AccECN (RFC 9768), 6.18+");

@@ -449,6 +449,31 @@ static const struct tcp_opt_case tcp_opt_ao_cases[] = {
 			SYNACK_TSVAL, SYNACK_TSECR, 0x01030309 } },
 	},
 	{
+		/* A syncookie SYN-ACK keeps TS with TCP-AO as with MD5: the
+		 * cookie carries WS, SACK_PERM and ECN in the TS value, and
+		 * without TS the peer's ACK echoes none, so cookie_v4_check()
+		 * would turn WS and SACK off on this side only.
+		 * <AO keyid 3 rnext 4 mac 12,mss 1440,sackOK,TS val 2 ecr 1,
+		 *  nop,wscale 9>
+		 */
+		.name = "ao_synack_syncookie_keeps_ts",
+		.in = { .pkt = TCP_OPT_SYNACK, .syncookie = 1, .ts = 1,
+			.sack = 1, .ws = 1, .mss = 1440, .wscale = 9,
+			.ao_maclen = 12 },
+		.out = { .size = 36, .words = {
+			0x1d100304, AO_MAC_UNTOUCHED, AO_MAC_UNTOUCHED,
+			AO_MAC_UNTOUCHED, 0x020405a0, 0x0402080a,
+			SYNACK_TSVAL, SYNACK_TSECR, 0x01030309 } },
+	},
+	{
+		/* The connection after ao_synack_sack_drops_ts: AO alone. */
+		.name = "ao_est_no_ts_mac12",
+		.in = { .pkt = TCP_OPT_ESTABLISHED, .ao_maclen = 12 },
+		.out = { .size = 16, .mss_delta = 0, .words = {
+			0x1d100709, AO_MAC_UNTOUCHED, AO_MAC_UNTOUCHED,
+			AO_MAC_UNTOUCHED } },
+	},
+	{
 		.name = "ao_est_no_ts_mac4",
 		.in = { .pkt = TCP_OPT_ESTABLISHED, .ao_maclen = 4 },
 		.out = { .size = 8, .mss_delta = 0, .words = {
@@ -1526,21 +1551,18 @@ static unsigned int tcp_opt_child_key_len(struct tcp_opt_env *env,
 }
 
 /* mss_cache - tcp_current_mss(), with tcp_header_len as the stack leaves
- * it on an established socket: TS if negotiated and, on an accepted
- * socket, the key's option as tcp_create_openreq_child() counts it.
+ * it on an established socket (tcp_opt_est_header_len(), which the live
+ * suite checks on the sockets the stack set up).
  */
 static int tcp_opt_mss_delta(struct tcp_opt_env *env,
 			     const struct tcp_opt_input *in)
 {
 	struct sock *sk = &env->tp->inet_conn.icsk_inet.sk;
-	unsigned int hlen = sizeof(struct tcphdr);
 
-	if (in->ts)
-		hlen += TCPOLEN_TSTAMP_ALIGNED;
-	if (!in->active_open)
-		hlen += tcp_opt_child_key_len(env, in);
 	env->tp->mss_cache = EST_MSS_CACHE;
-	env->tp->tcp_header_len = hlen;
+	env->tp->tcp_header_len =
+		tcp_opt_est_header_len(in->ts, in->active_open,
+				       tcp_opt_child_key_len(env, in));
 	return EST_MSS_CACHE - (int)tcp_current_mss(sk);
 }
 
@@ -2171,6 +2193,7 @@ const struct tcp_opt_case *tcp_opt_test_row(const char *name)
 		{ tcp_opt_syn_cases, ARRAY_SIZE(tcp_opt_syn_cases) },
 		{ tcp_opt_synack_cases, ARRAY_SIZE(tcp_opt_synack_cases) },
 		{ tcp_opt_md5_cases, ARRAY_SIZE(tcp_opt_md5_cases) },
+		{ tcp_opt_ao_cases, ARRAY_SIZE(tcp_opt_ao_cases) },
 		{ tcp_opt_fastopen_cases, ARRAY_SIZE(tcp_opt_fastopen_cases) },
 		{ tcp_opt_established_cases,
 		  ARRAY_SIZE(tcp_opt_established_cases) },

@@ -15,6 +15,30 @@
 #include <net/tcp.h>
 
 #define TCP_OPT_WORDS		(MAX_TCP_OPTION_SPACE / 4)
+
+/* 6.7 (TCP-AO) brought struct tcp_key, which the calculators and the
+ * writer take. <net/tcp_ao.h> came with it and always defines
+ * static_branch_tcp_md5(): test for the API, not for a version.
+ */
+#ifdef static_branch_tcp_md5
+#define TCP_OPT_HAVE_TCP_KEY	1
+#endif
+#if defined(TCP_OPT_HAVE_TCP_KEY) && defined(CONFIG_TCP_AO)
+#define TCP_OPT_HAVE_AO		1
+#endif
+
+/* tcp_current_mss() subtracts what a segment's options add beyond
+ * tcp_header_len. On 6.1 an accepted socket counts an MD5 option there
+ * (tcp_create_openreq_child()); since 6.7 it counts TCP-AO instead, and
+ * MD5 costs its 20 bytes of MSS in every segment.
+ */
+#ifdef TCP_OPT_HAVE_TCP_KEY
+#define TCP_OPT_HDRLEN_MD5	0
+#else
+#define TCP_OPT_HDRLEN_MD5	TCPOLEN_MD5SIG_ALIGNED
+#endif
+#define MD5_MSS_COST		(TCPOLEN_MD5SIG_ALIGNED - TCP_OPT_HDRLEN_MD5)
+
 #define TCP_OPT_KIND_AO		29		/* RFC 5925 */
 /* RFC 9768 section 3.2.3: the same three 24-bit fields in two orders. */
 #define TCP_OPT_KIND_ACCECN0	172		/* EE0B, ECEB, EE1B */
@@ -102,6 +126,19 @@ static inline void tcp_opt_skip(struct kunit *test, const char *reason)
 	kunit_log(KERN_INFO, test, KUNIT_SUBTEST_INDENT KUNIT_SUBTEST_INDENT
 		  "# skip: %s", reason);
 	kunit_skip(test, "%s", reason);
+}
+
+/* tcp_header_len as the stack leaves it on an established socket: the
+ * aligned TS option if negotiated and, on an accepted socket only, what
+ * tcp_create_openreq_child() counts for its key (@child_key_len); the
+ * active opener's count is reset at the SYN-ACK. The writer suite's
+ * MSS rows assume it; the live suite checks it against real sockets.
+ */
+static inline unsigned int tcp_opt_est_header_len(bool ts, bool active_open,
+						  unsigned int child_key_len)
+{
+	return sizeof(struct tcphdr) + (ts ? TCPOLEN_TSTAMP_ALIGNED : 0) +
+	       (active_open ? 0 : child_key_len);
 }
 
 const struct tcp_opt_case *tcp_opt_test_row(const char *name);

@@ -11,6 +11,8 @@
 #include <kunit/test.h>
 #include <linux/string.h>
 
+#include "tcp_options_test.h"
+
 /* Compare @len option bytes. KUNIT_EXPECT_MEMEQ() appeared in 6.2; older
  * trees get a memcmp() that prints both buffers the same way.
  */
@@ -31,14 +33,9 @@ static void tcp_opt_expect_bytes(struct kunit *test, const u8 *got,
 
 /* 6.7 (TCP-AO) moved the MD5 lookup out of the calculators: they take a
  * struct tcp_key the caller fills with tcp_get_current_key(), and the
- * writer takes it too. struct tcp_opt_key holds whichever the tree has.
- * <net/tcp_ao.h> came with struct tcp_key and always defines
- * static_branch_tcp_md5(): test for the API, not for a version.
+ * writer takes it too (TCP_OPT_HAVE_TCP_KEY, tcp_options_test.h).
+ * struct tcp_opt_key holds whichever the tree has.
  */
-#ifdef static_branch_tcp_md5
-#define TCP_OPT_HAVE_TCP_KEY	1
-#endif
-
 struct tcp_opt_key {
 #ifdef TCP_OPT_HAVE_TCP_KEY
 	struct tcp_key key;
@@ -162,9 +159,7 @@ static const u8 *tcp_opt_parse_ao(const struct tcphdr *th)
 #endif
 }
 
-#if defined(TCP_OPT_HAVE_TCP_KEY) && defined(CONFIG_TCP_AO)
-#define TCP_OPT_HAVE_AO		1
-
+#ifdef TCP_OPT_HAVE_AO
 static void tcp_opt_key_set_ao(struct tcp_opt_key *k, struct tcp_ao_key *ao)
 {
 	k->key.type = TCP_KEY_AO;
@@ -178,17 +173,5 @@ static void tcp_opt_key_set_ao(struct tcp_opt_key *k, struct tcp_ao_key *ao)
 #ifdef TCPOPT_ACCECN1
 #define TCP_OPT_HAVE_ACCECN	1
 #endif
-
-/* tcp_current_mss() subtracts what a segment's options add beyond
- * tcp_header_len. On 6.1 an accepted socket counts an MD5 option there
- * (tcp_create_openreq_child()); since 6.7 it counts TCP-AO instead, and
- * MD5 costs its 20 bytes of MSS in every segment.
- */
-#ifdef TCP_OPT_HAVE_TCP_KEY
-#define TCP_OPT_HDRLEN_MD5	0
-#else
-#define TCP_OPT_HDRLEN_MD5	TCPOLEN_MD5SIG_ALIGNED
-#endif
-#define MD5_MSS_COST		(TCPOLEN_MD5SIG_ALIGNED - TCP_OPT_HDRLEN_MD5)
 
 #endif /* _TCP_OPTIONS_TEST_COMPAT_H */

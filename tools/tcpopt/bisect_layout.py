@@ -1,8 +1,8 @@
 """tools/bisect-layout: one `git bisect run` step on any kernel git tree.
 
 At the revision the user's tree has checked out, the test-only part of
-the series (the Kconfig symbol and the include hook) and kunit/ are put
-into a private checkout: a `git clone --shared` of the user's repository
+the series (the Kconfig symbol and the include hook), the series' fixes
+where they apply cleanly, and kunit/ are put into a private checkout: a `git clone --shared` of the user's repository
 under the work dir, so the user's tree and index are never touched. The
 KUnit kernel is built incrementally there and only the layout suites run.
 
@@ -34,8 +34,8 @@ from .expected import case_names, expected_cases
 from .kernel import run_kunit
 from .report import judge
 from .settings import DEFAULT_SUITES, DEFAULT_TREE, TREES, Settings
-from .worktree import (apply_patch, locked, overlay_sources,
-                       test_only_patches)
+from .worktree import (apply_if_clean, apply_patch, fix_patches, locked,
+                       overlay_sources, test_only_patches)
 
 GOOD, BAD, SKIP = 0, 1, 125
 # Above 127: git bisect run aborts instead of taking a verdict.
@@ -77,8 +77,15 @@ def check_out(src: Path, revision: str) -> None:
 
 
 def add_harness(settings: Settings, src: Path) -> None:
+    """The test-only patches, and the series' fixes where they apply: a
+    known bug the series fixes (docs/bugs.md) must not make every
+    revision that has it bad. A revision without the fixed code, or with
+    the fix already in, takes none.
+    """
     kconfig = src / 'net' / 'ipv4' / 'Kconfig'
     if 'TCP_OPTIONS_KUNIT_TEST' not in kconfig.read_text():
+        for patch in fix_patches(settings.patch_dir):
+            apply_if_clean(src, patch)
         for patch in test_only_patches(settings.patch_dir):
             apply_patch(src, patch, f'revision {git("rev-parse", "--short", "HEAD", cwd=src)}')
     overlay_sources(settings, src)

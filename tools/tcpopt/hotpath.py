@@ -7,8 +7,8 @@ the option calculators and the writer in the guest and prints
     # sweep-scale: <factor>x <combinations> combinations in <us> us
 
 It runs in two trees under <work>/<tree>/bench/: 'patched' (the series)
-and 'pristine' (only the series' test-only patch: the Kconfig symbol and
-the include hook). In both, net/ipv4/tcp_options_test.c is a stub that
+and 'pristine' (only the series' fixes and test-only patches: the Kconfig
+symbol and the include hook). In both, net/ipv4/tcp_options_test.c is a stub that
 includes the benchmark alone, and both build with the same .kunitconfig,
 so the two kernels differ by the series' code changes and nothing else.
 
@@ -37,8 +37,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Tuple
 from .accel import Accel
 from .kernel import run_kunit
 from .settings import BENCH_SOURCE, BENCH_SUITE, OVERLAY_DIR, Settings
-from .worktree import (apply_patch, copy_tree, log, read_series,
-                       remove_tree, sha256, tarball_identity,
+from .worktree import (fix_patches, log, patched_copy, read_series,
                        test_only_patches)
 
 # Before the '#': a console timestamp, if printk adds one; after it, the
@@ -58,7 +57,6 @@ SCALE_FACTORS = (1, 4, 16)
 # Time per combination may drift this much and still count as linear.
 LINEAR_TOLERANCE = 0.25
 SIDES = ('pristine', 'patched')
-MARK = '.tcpopt-bench.json'
 STUB = ('// SPDX-License-Identifier: GPL-2.0\n'
         '/* ./run.sh bench: the benchmark suite alone, in both trees. */\n'
         f'#include "{BENCH_SOURCE}"\n')
@@ -235,31 +233,15 @@ def side_dirs(settings: Settings, side: str) -> Tuple[Path, Path]:
 def side_patches(settings: Settings, side: str) -> List[Path]:
     if side == 'patched':
         return read_series(settings.patch_dir)
-    return test_only_patches(settings.patch_dir)
-
-
-def wanted_mark(settings: Settings, patches: List[Path]) -> dict:
-    return {'base': tarball_identity(settings.tarball),
-            'patches': [[p.name, sha256(p)] for p in patches]}
+    return fix_patches(settings.patch_dir) + \
+        test_only_patches(settings.patch_dir)
 
 
 def sync_tree(settings: Settings, side: str) -> Path:
-    """pristine/ plus this side's patches; rebuilt, with a fresh build
-    dir, whenever the base or the patches change (objects newer than
-    their new sources would be kept by make)."""
+    """pristine/ plus this side's patches (worktree.patched_copy())."""
     src, build = side_dirs(settings, side)
-    patches = side_patches(settings, side)
-    want = wanted_mark(settings, patches)
-    try:
-        have: Optional[dict] = json.loads((src / MARK).read_text())
-    except (OSError, ValueError):
-        have = None
-    if have != want:
-        remove_tree(build)
-        copy_tree(settings.pristine, src)
-        for patch in patches:
-            apply_patch(src, patch, f'{settings.package} ({side} bench tree)')
-        (src / MARK).write_text(json.dumps(want, indent=1))
+    patched_copy(settings, src, side_patches(settings, side),
+                 f'{side} bench tree', builds=[build])
     overlay_bench(settings, src)
     return src
 

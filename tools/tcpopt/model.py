@@ -241,19 +241,22 @@ def ao_size(i: Inputs) -> int:
 
 def _keeps_ts(i: Inputs) -> bool:
     """Whether MD5 or TCP-AO leaves TS on a handshake packet asking for it."""
+    # A syncookie SYN-ACK encodes WS and SACK_PERM in its TS value, so it
+    # keeps TS whatever else is on (with TCP-AO since the series' fix,
+    # docs/bugs.md).
+    if i.kind == 'synack' and i.syncookie:
+        return True
     if i.ao_maclen:
         # RFC 5925 section 7.6 sizes AO to leave room for TS, and Linux
-        # keeps it on a SYN. A SYN-ACK gives TS up for SACK as with MD5,
-        # but 6.12 makes no syncookie exception for AO.
+        # keeps it on a SYN. A SYN-ACK gives TS up for SACK as with MD5.
         return i.kind == 'syn' or not i.sack
     if not i.md5:
         return True
     if i.kind == 'syn':
         # No room for TS and SACK blocks later: a MD5 SYN never offers TS.
         return False
-    # A SYN-ACK only gives TS up for SACK, and a syncookie SYN-ACK encodes
-    # its options in the cookie, so it keeps TS whatever else is on.
-    return not i.sack or i.syncookie
+    # A SYN-ACK only gives TS up for SACK.
+    return not i.sack
 
 
 def _handshake_plan(i: Inputs) -> Plan:

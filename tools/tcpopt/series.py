@@ -32,7 +32,7 @@ from typing import Dict, List, Optional, Tuple
 
 from .errors import HarnessError, UsageError
 from .settings import OVERLAY_DIR, TREE_KCONFIG, Settings
-from .worktree import (display, log, read_series, remove_tree, replace_dir,
+from .worktree import (write_atomic, display, log, read_series, remove_tree, replace_dir,
                        tarball_identity, ensure_pristine)
 
 COVER = '0000-cover-letter.patch'
@@ -151,15 +151,6 @@ def check(settings: Settings) -> List[str]:
             problems.append(f'{display(source)}: no patch of '
                             f'kernel-patches/{settings.tree} adds {name}')
     return problems
-
-
-def write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + '.new')
-    try:
-        tmp.write_text(text)
-        tmp.rename(path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def regen(settings: Settings) -> List[Path]:

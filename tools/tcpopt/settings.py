@@ -25,7 +25,9 @@ BACKPORTED = {'7.3': 'linux-source-7.3'}
 # Options only a tree has, added to .kunitconfig for that tree.
 TREE_KCONFIG = {
     '6.1': [],
-    '6.12': ['CONFIG_TCP_AO=y'],       # TCP-AO arrived in 6.7
+    # TCP-AO arrived in 6.7; on 6.12 the live suite's hmac(sha1) comes from
+    # the crypto API (7.3's TCP-AO uses the SHA-1 library)
+    '6.12': ['CONFIG_TCP_AO=y', 'CONFIG_CRYPTO_HMAC=y', 'CONFIG_CRYPTO_SHA1=y'],
     '7.3': ['CONFIG_TCP_AO=y'],
 }
 DEFAULT_TREE = '6.1'

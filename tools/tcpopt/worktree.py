@@ -20,13 +20,15 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional
+from typing import Dict, Iterable, Iterator, List, Optional
 from contextlib import contextmanager
 
 from .errors import HarnessError
 from .settings import OVERLAY_DIR, REPO, Settings
 
 STAMP = '.tcpopt-pristine'
+# What a scratch copy of pristine/ holds (patched_copy()).
+SCRATCH_MARK = '.tcpopt-scratch.json'
 STATE = '.tcpopt-state.json'
 # Object directories under <tree>/, all made from one base tree.
 BUILD_DIRS = ('build*', 'bloat', 'steps', 'mutants', 'bench')
@@ -68,14 +70,26 @@ def read_series(patch_dir: Path) -> List[Path]:
     return patches
 
 
-def test_only_patches(patch_dir: Path) -> List[Path]:
-    """Patches the series tags '# test-only': what a bisection applies."""
+def tagged_patches(patch_dir: Path, tag: str) -> List[Path]:
+    """Patches the series tags '# <tag>', in series order."""
     tagged = []
     for line in (patch_dir / 'series').read_text().splitlines():
         name, _, comment = line.partition('#')
-        if name.strip() and comment.strip() == 'test-only':
+        if name.strip() and comment.strip() == tag:
             tagged.append(patch_dir / name.strip())
     return tagged
+
+
+def test_only_patches(patch_dir: Path) -> List[Path]:
+    """Patches the series tags '# test-only': what a bisection applies."""
+    return tagged_patches(patch_dir, 'test-only')
+
+
+def fix_patches(patch_dir: Path) -> List[Path]:
+    """Patches the series tags '# fix': bug fixes its tests need, which
+    change production code on purpose (the zero-delta baseline has them).
+    """
+    return tagged_patches(patch_dir, 'fix')
 
 
 def files_touched(patch: Path) -> List[str]:
@@ -146,6 +160,16 @@ def first_error(output: str, default: str) -> str:
     return lines[0] if lines else default
 
 
+def write_atomic(path: Path, text: str) -> None:
+    """Write @text to @path so that a reader sees the old or the new file."""
+    tmp = path.with_name(path.name + '.new')
+    try:
+        tmp.write_text(text)
+        tmp.rename(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def copy_into(source: Path, staging: Path) -> None:
     """cp -a source staging; on failure, remove staging and say why."""
     result = subprocess.run(['cp', '-a', '--reflink=auto', str(source),
@@ -166,6 +190,29 @@ def copy_tree(source: Path, target: Path) -> Path:
     copy_into(source, staging)
     replace_dir(staging, target)
     return target
+
+
+def patched_copy(settings: Settings, src: Path, patches: List[Path],
+                 what: str, builds: Iterable[Path] = ()) -> Path:
+    """src = pristine/ plus @patches, copied afresh (and the @builds
+    built from it emptied: make would keep objects newer than their new
+    sources) only when the base or the patches changed since last time.
+    """
+    want = {'base': tarball_identity(settings.tarball),
+            'patches': [[p.name, sha256(p)] for p in patches]}
+    try:
+        have: Optional[dict] = json.loads((src / SCRATCH_MARK).read_text())
+    except (OSError, ValueError):
+        have = None
+    if have == want:
+        return src
+    for build in builds:
+        remove_tree(build)
+    copy_tree(settings.pristine, src)
+    for patch in patches:
+        apply_patch(src, patch, f'{settings.package} ({what})')
+    write_atomic(src / SCRATCH_MARK, json.dumps(want, indent=1))
+    return src
 
 
 def ensure_pristine(settings: Settings) -> Path:
@@ -255,6 +302,17 @@ def apply_patch(tree: Path, patch: Path, what: str) -> None:
         cause = first_error(result.stdout + result.stderr, 'patch failed')
         raise HarnessError(f'could not apply {display(patch)} to {what}: '
                            f'{cause}')
+
+
+def apply_if_clean(tree: Path, patch: Path) -> bool:
+    """Apply @patch if all of it applies; otherwise leave @tree alone."""
+    base = ['patch', '-p1', '-N', '-f', '-s', '--no-backup-if-mismatch',
+            '-d', str(tree), '-i', str(patch)]
+    if subprocess.run(base + ['--dry-run'], capture_output=True,
+                      check=False).returncode:
+        return False
+    apply_patch(tree, patch, str(tree))
+    return True
 
 
 def desired_state(settings: Settings, patches: List[Path]) -> dict:

@@ -451,15 +451,15 @@ class SynAckAoTest(unittest.TestCase):
         self.assertEqual(got, words('1d100304' + MAC_WORD * 3 +
                                     '020405a0 01010402 01030309'))
 
-    def test_syncookie_with_sack_drops_ts_too(self) -> None:
-        # Unlike MD5 (SynAckLayoutTest.test_syncookie_keeps_ts_with_md5_
-        # and_sack), AO makes no exception for a syncookie SYN-ACK.
+    def test_syncookie_keeps_ts_with_sack(self) -> None:
+        # As with MD5 (SynAckLayoutTest.test_syncookie_keeps_ts_with_md5_
+        # and_sack): the cookie lives in TS (the series' fix, docs/bugs.md).
         for maclen in (4, 10):
             got = model.layout(synack(syncookie=True, ts=True, sack=True,
                                       ws=True, ao_maclen=maclen))
             self.assertEqual(got, words(ao(maclen, '0304') + '020405b4 '
-                                        '01010402 01030307'))
-            self.assertNotIn('TS', layout_text(got))
+                                        '0402080a 00000002 00000001 '
+                                        '01030307'))
 
     def test_without_sack_keeps_ts(self) -> None:
         for syncookie in (False, True):
@@ -638,7 +638,8 @@ class PropertyTest(unittest.TestCase):
         for inputs, got in self.layouts:
             if inputs.kind == 'synack' and inputs.ao_maclen and inputs.ts:
                 self.assertEqual('TS' in layout_text(got),
-                                 not inputs.sack, model.to_text(inputs))
+                                 not inputs.sack or inputs.syncookie,
+                                 model.to_text(inputs))
 
     def test_ao_keeps_the_established_order(self) -> None:
         def options(data: bytes) -> List[Option]:
