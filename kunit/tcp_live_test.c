@@ -998,11 +998,11 @@ static void tcp_live_check_agreement(struct tcp_live *live,
 	    server->snd_wscale == client->rcv_wscale)
 		return;
 	KUNIT_FAIL(live->test,
-		   "%s: the ends disagree: client TS %d SACK %d WS %d (sends x%u, reads x%u), server TS %d SACK %d WS %d (sends x%u, reads x%u); the server offers %u bytes, the client may send %u",
+		   "%s: the ends disagree: client TS %d SACK %d WS %d (rcv_wscale %u, snd_wscale %u), server TS %d SACK %d WS %d (rcv_wscale %u, snd_wscale %u); the server offers %u bytes, the client may send %u",
 		   tcp_live_family(live), client->ts, client->sack, client->ws,
-		   1U << client->rcv_wscale, 1U << client->snd_wscale,
+		   client->rcv_wscale, client->snd_wscale,
 		   server->ts, server->sack, server->ws,
-		   1U << server->rcv_wscale, 1U << server->snd_wscale,
+		   server->rcv_wscale, server->snd_wscale,
 		   server->rcv_wnd, client->snd_wnd);
 }
 
