@@ -62,6 +62,10 @@
 #define LIVE_AO_LEN		round_up(4 + LIVE_AO_MACLEN, 4)
 #define LIVE_AO_CLIENT_ID	7
 #define LIVE_AO_SERVER_ID	9
+/* What the client's TS val is set to in repair mode; the low bit asks
+ * for microseconds.
+ */
+#define LIVE_TS_SET		0x7e570000
 #define LIVE_AO_FROM_CLIENT	.ao_keyid = LIVE_AO_CLIENT_ID, \
 				.ao_rnext = LIVE_AO_SERVER_ID
 #define LIVE_AO_FROM_SERVER	.ao_keyid = LIVE_AO_SERVER_ID, \
@@ -76,6 +80,8 @@ struct tcp_live_input {
 	u16 listen_maxseg;	/* TCP_MAXSEG on the listener, 0: none */
 	u16 connect_maxseg;	/* TCP_MAXSEG on the client, 0: none */
 	bool holes;		/* drop data segments 0, 2, 4 and 6 once */
+	bool ts_no_offset;	/* tcp_timestamps=2: TS val is the clock */
+	u32 ts_set;		/* then TCP_TIMESTAMP on the client, 0: no */
 	bool accecn;		/* tcp_ecn=3: AccECN both ways (6.18+) */
 };
 
@@ -267,6 +273,30 @@ static const struct tcp_live_case tcp_live_cases[] = {
 			 .est_bytes = 24 },
 	},
 	{
+		/* tcp_timestamps=2: no random offset, so both ends' TS val
+		 * is the millisecond clock. Then the client sets its TS val
+		 * with TCP_TIMESTAMP (in repair mode), as CRIU does after a
+		 * restore, and its next segments count on from there.
+		 */
+		.name = "live_ts_offsets",
+		.in = { .ts = 1, .sack = 1, .ws = 1, .ts_no_offset = 1,
+			.ts_set = LIVE_TS_SET },
+		.out = { .syn = "syn_ts_sack_ws_mss1460_ws7",
+			 .synack = "synack_ts_sack_ws", .ack = "est_ts_0_sacks",
+			 .est_bytes = 12 },
+	},
+	{
+		/* The low bit of TCP_TIMESTAMP turns microsecond TS values
+		 * on (6.7+), the tcp_usec_ts a route feature sets otherwise.
+		 */
+		.name = "live_ts_usec",
+		.in = { .ts = 1, .sack = 1, .ws = 1, .ts_no_offset = 1,
+			.ts_set = LIVE_TS_SET | 1 },
+		.out = { .syn = "syn_ts_sack_ws_mss1460_ws7",
+			 .synack = "synack_ts_sack_ws", .ack = "est_ts_0_sacks",
+			 .est_bytes = 12 },
+	},
+	{
 		/* TCP_MAXSEG on the client: its SYN announces 1000. */
 		.name = "live_maxseg_client",
 		.in = { .ts = 1, .sack = 1, .ws = 1, .connect_maxseg = 1000 },
@@ -299,6 +329,11 @@ struct tcp_live {
 	/* The drop hook: client ISN, segment size, segments dropped. */
 	u32 isn, seg;
 	unsigned long dropped;
+	/* tcp_clock_ns() before the first SYN and before TCP_TIMESTAMP,
+	 * and the number of packets captured by then.
+	 */
+	u64 start_ns, ts_set_ns;
+	unsigned int ts_set_pkts;
 	struct sockaddr_storage addr;
 	int addrlen;
 	struct socket *listener, *client, *child;
@@ -445,7 +480,7 @@ static int tcp_live_netns(struct tcp_live *live)
 	if (IS_ERR(net))
 		return PTR_ERR(net);
 	live->net = net;
-	net->ipv4.sysctl_tcp_timestamps = in->ts;
+	net->ipv4.sysctl_tcp_timestamps = in->ts ? 1 + in->ts_no_offset : 0;
 	net->ipv4.sysctl_tcp_sack = in->sack;
 	net->ipv4.sysctl_tcp_window_scaling = in->ws;
 	net->ipv4.sysctl_tcp_syncookies = in->syncookies;
@@ -1039,6 +1074,155 @@ static void tcp_live_check_ends(struct tcp_live *live)
 	tcp_live_check_header_len(live, &client, &server);
 }
 
+/* One captured segment's TS option, decoded once for the checks below. */
+struct tcp_live_ts {
+	__be16 sport, dport;
+	bool ack, to_server;
+	u32 val, ecr;
+	unsigned int pkt;	/* its index in the capture */
+};
+
+static unsigned int tcp_live_collect_ts(struct tcp_live *live,
+					struct tcp_live_ts *ts)
+{
+	const struct tcp_live_pkt *p;
+	struct tcp_opt_seen seen;
+	struct tcp_live_view v;
+	unsigned int n = 0, i = 0;
+
+	list_for_each_entry(p, &live->pkts, list) {
+		if (tcp_live_view(p, &v) && tcp_live_seen(p, &seen) &&
+		    seen.ts && n < LIVE_MAX_PKTS) {
+			ts[n].sport = v.th->source;
+			ts[n].dport = v.th->dest;
+			ts[n].ack = v.th->ack;
+			ts[n].to_server = v.to_server;
+			ts[n].val = seen.tsval;
+			ts[n].ecr = seen.tsecr;
+			ts[n++].pkt = i;
+		}
+		i++;
+	}
+	return n;
+}
+
+/* RFC 7323: within one direction of a connection TS val never goes back
+ * (section 5.4); a SYN echoes 0, every other segment a TS val the peer
+ * sent before it (sections 3.2 and 4.3).
+ */
+static void tcp_live_check_ts_echo(struct tcp_live *live,
+				   const struct tcp_live_ts *ts, unsigned int n)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		bool echoed = !ts[i].ack && !ts[i].ecr, back = false;
+
+		for (j = 0; j < i; j++) {
+			if (ts[j].sport == ts[i].sport &&
+			    ts[j].dport == ts[i].dport &&
+			    (s32)(ts[i].val - ts[j].val) < 0)
+				back = true;
+			if (ts[i].ack && ts[j].sport == ts[i].dport &&
+			    ts[j].dport == ts[i].sport && ts[j].val == ts[i].ecr)
+				echoed = true;
+		}
+		if (back)
+			KUNIT_FAIL(live->test,
+				   "%s packet %u: TS val %u is older than one sent before it",
+				   tcp_live_family(live), ts[i].pkt, ts[i].val);
+		if (!echoed)
+			KUNIT_FAIL(live->test,
+				   "%s packet %u: TS ecr %u is no TS val the peer sent before (ACK %d)",
+				   tcp_live_family(live), ts[i].pkt, ts[i].ecr,
+				   ts[i].ack);
+	}
+}
+
+static u32 tcp_live_clock_ts(u64 ns, bool usec)
+{
+	return usec ? div_u64(ns, NSEC_PER_USEC) : div_u64(ns, NSEC_PER_MSEC);
+}
+
+/* With tcp_timestamps=2 there is no random offset: TS val is the
+ * millisecond clock (ip-sysctl.rst). After TCP_TIMESTAMP, the client's TS
+ * val counts on from the value set, in microseconds if its low bit is set.
+ */
+static void tcp_live_check_ts_clock(struct tcp_live *live,
+				    const struct tcp_live_ts *ts, unsigned int n)
+{
+	const struct tcp_live_input *in = &live->c->in;
+	u64 now = tcp_clock_ns();
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		bool set = in->ts_set && ts[i].to_server &&
+			   ts[i].pkt >= live->ts_set_pkts;
+		bool usec = set && (in->ts_set & 1);
+		u32 lo, hi;
+
+		if (set) {
+			lo = in->ts_set;
+			hi = lo + tcp_live_clock_ts(now, usec) -
+			     tcp_live_clock_ts(live->ts_set_ns, usec);
+		} else {
+			lo = tcp_live_clock_ts(live->start_ns, false);
+			hi = tcp_live_clock_ts(now, false);
+		}
+		if (ts[i].val - lo > hi - lo)
+			KUNIT_FAIL(live->test,
+				   "%s packet %u from the %s: TS val %u, want %u..%u (%s)",
+				   tcp_live_family(live), ts[i].pkt,
+				   ts[i].to_server ? "client" : "server",
+				   ts[i].val, lo, hi,
+				   !set ? "tcp_timestamps=2" :
+				   usec ? "TCP_TIMESTAMP, usec" : "TCP_TIMESTAMP");
+	}
+}
+
+static void tcp_live_check_ts(struct tcp_live *live)
+{
+	struct tcp_live_ts *ts;
+	unsigned int n;
+
+	ts = kunit_kcalloc(live->test, LIVE_MAX_PKTS, sizeof(*ts), GFP_KERNEL);
+	if (!ts) {
+		KUNIT_FAIL(live->test, "out of memory");
+		return;
+	}
+	n = tcp_live_collect_ts(live, ts);
+	tcp_live_check_ts_echo(live, ts, n);
+	if (live->c->in.ts_no_offset)
+		tcp_live_check_ts_clock(live, ts, n);
+	kunit_kfree(live->test, ts);
+}
+
+/* In repair mode the client sets its TS val (TCP_TIMESTAMP), as CRIU
+ * does; repair mode ends without a window probe, and a ping carries the
+ * new value.
+ */
+static int tcp_live_set_ts(struct tcp_live *live, const void *ping,
+			   void *pong)
+{
+	struct socket *sock = live->client;
+	int err;
+
+	spin_lock_bh(&live->lock);
+	live->ts_set_pkts = live->npkts;
+	spin_unlock_bh(&live->lock);
+	live->ts_set_ns = tcp_clock_ns();
+	err = tcp_live_intopt(sock, TCP_REPAIR, TCP_REPAIR_ON);
+	if (!err)
+		err = tcp_live_intopt(sock, TCP_TIMESTAMP, live->c->in.ts_set);
+	if (!err)
+		err = tcp_live_intopt(sock, TCP_REPAIR, TCP_REPAIR_OFF_NO_WP);
+	if (!err)
+		err = tcp_live_send(sock, ping, LIVE_PING_LEN);
+	if (!err)
+		err = tcp_live_recv(live->child, pong, LIVE_PING_LEN);
+	return err;
+}
+
 /* The k-th SACK ACK (from 1) reports the segments 2k-1, ..., 3, 1 that
  * arrived beyond the holes, newest first (RFC 2018 section 4), as many
  * as the row has room for.
@@ -1177,6 +1361,7 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 	spin_lock_init(&live->lock);
 	INIT_LIST_HEAD(&live->pkts);
 	tcp_live_set_addr(live);
+	live->start_ns = tcp_clock_ns();
 
 	err = tcp_live_netns(live);
 	if (!err)
@@ -1197,6 +1382,8 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 		tcp_live_check_mss(live);
 		tcp_live_check_ends(live);
 	}
+	if (!err && c->in.ts_set)
+		err = tcp_live_set_ts(live, ping, pong);
 	if (!err && c->in.holes)
 		err = tcp_live_holes(live, &seg);
 	/* TCP_AO_ADD_KEY: no such MAC algorithm in this kernel. */
@@ -1227,6 +1414,7 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 		const struct tcp_live_pkt *syn;
 
 		tcp_live_check_handshake(live);
+		tcp_live_check_ts(live);
 		syn = tcp_live_find(live, true, true, false, false, 0);
 		if (c->in.holes)
 			tcp_live_check_sacks(live,
@@ -1251,6 +1439,10 @@ static void tcp_live_test(struct kunit *test)
 #ifndef TCP_OPT_HAVE_AO
 	if (c->in.ao)
 		tcp_opt_skip(test, "needs CONFIG_TCP_AO (6.7+)");
+#endif
+#ifndef TCP_OPT_HAVE_USEC_TS
+	if (c->in.ts_set & 1)
+		tcp_opt_skip(test, "needs microsecond TCP timestamps (6.7+)");
 #endif
 #ifndef TCPOPT_ACCECN1
 	if (c->in.accecn)

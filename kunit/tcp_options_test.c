@@ -2183,6 +2183,140 @@ static struct kunit_case tcp_opt_established_test_cases[] = {
 	{}
 };
 
+/* The MSS from a path MTU: tcp_sync_mss() takes the IP and TCP headers
+ * off the MTU (RFC 1122 section 4.2.2.6, RFC 879), caps it at the peer's
+ * MSS (mss_clamp), takes off IP options or extension headers
+ * (icsk_ext_hdr_len), never goes below net.ipv4.tcp_min_snd_mss (48 by
+ * default, ip-sysctl.rst), takes off the options every segment carries
+ * (tcp_header_len beyond 20 bytes), never exceeds half the largest window
+ * the peer offered, nor 68 bytes less the header (tcp_bound_to_half_wnd()),
+ * and with MTU probing never exceeds what search_low allows.
+ * tcp_current_mss() then takes off what the next segment's options add
+ * beyond tcp_header_len, or gives back what they no longer take.
+ */
+struct tcp_opt_mss_case {
+	const char *name;
+	u16 net_header_len;	/* 20: IPv4, 40: IPv6 */
+	u32 pmtu;
+	u16 mss_clamp;		/* the peer's MSS */
+	u16 ext_hdr_len;	/* IP options or extension headers */
+	u16 header_len;		/* tcp_header_len */
+	u32 max_window;		/* largest window the peer offered, 0: none */
+	u32 search_low;		/* MTU probing's lower bound, 0: no probing */
+	bool ts;		/* the next segment carries TS */
+	int want_sync;		/* tcp_sync_mss() and mss_cache */
+	int want_current;	/* tcp_current_mss() */
+};
+
+static const struct tcp_opt_mss_case tcp_opt_mss_cases[] = {
+	{ .name = "mss_ipv4_mtu_1500", .net_header_len = 20, .pmtu = 1500,
+	  .mss_clamp = 65535, .header_len = 20,
+	  .want_sync = 1460, .want_current = 1460 },
+	{ .name = "mss_ipv6_mtu_1500", .net_header_len = 40, .pmtu = 1500,
+	  .mss_clamp = 65535, .header_len = 20,
+	  .want_sync = 1440, .want_current = 1440 },
+	/* RFC 879: the 576-byte default datagram gives the 536 default. */
+	{ .name = "mss_ipv4_mtu_576", .net_header_len = 20, .pmtu = 576,
+	  .mss_clamp = 65535, .header_len = 20,
+	  .want_sync = 536, .want_current = 536 },
+	/* RFC 8200 section 5: IPv6's minimum link MTU. */
+	{ .name = "mss_ipv6_mtu_1280", .net_header_len = 40, .pmtu = 1280,
+	  .mss_clamp = 65535, .header_len = 20,
+	  .want_sync = 1220, .want_current = 1220 },
+	{ .name = "mss_ipv4_odd_mtu_1499", .net_header_len = 20, .pmtu = 1499,
+	  .mss_clamp = 65535, .header_len = 20,
+	  .want_sync = 1459, .want_current = 1459 },
+	{ .name = "mss_ipv4_ts", .net_header_len = 20, .pmtu = 1500,
+	  .mss_clamp = 65535, .header_len = 32, .ts = 1,
+	  .want_sync = 1448, .want_current = 1448 },
+	{ .name = "mss_ipv6_ts_peer_536", .net_header_len = 40, .pmtu = 1500,
+	  .mss_clamp = 536, .header_len = 32, .ts = 1,
+	  .want_sync = 524, .want_current = 524 },
+	{ .name = "mss_ipv4_ip_options_8", .net_header_len = 20, .pmtu = 1500,
+	  .mss_clamp = 65535, .ext_hdr_len = 8, .header_len = 20,
+	  .want_sync = 1452, .want_current = 1452 },
+	/* RFC 791's minimum MTU: 28 bytes are left, the floor gives 48. */
+	{ .name = "mss_ipv4_mtu_68_floor", .net_header_len = 20, .pmtu = 68,
+	  .mss_clamp = 65535, .header_len = 32, .ts = 1,
+	  .want_sync = 36, .want_current = 36 },
+	/* The floor comes after the peer's MSS. */
+	{ .name = "mss_peer_20_floor", .net_header_len = 20, .pmtu = 1500,
+	  .mss_clamp = 20, .header_len = 20,
+	  .want_sync = 48, .want_current = 48 },
+	{ .name = "mss_half_window", .net_header_len = 20, .pmtu = 1500,
+	  .mss_clamp = 65535, .header_len = 20, .max_window = 2000,
+	  .want_sync = 1000, .want_current = 1000 },
+	/* A window no larger than 536 bytes is the cutoff itself. */
+	{ .name = "mss_window_100", .net_header_len = 20, .pmtu = 1500,
+	  .mss_clamp = 65535, .header_len = 20, .max_window = 100,
+	  .want_sync = 100, .want_current = 100 },
+	{ .name = "mss_window_20_floor_68", .net_header_len = 20,
+	  .pmtu = 1500, .mss_clamp = 65535, .header_len = 32, .ts = 1,
+	  .max_window = 20, .want_sync = 36, .want_current = 36 },
+	{ .name = "mss_mtu_probing_search_low", .net_header_len = 20,
+	  .pmtu = 1500, .mss_clamp = 65535, .header_len = 20,
+	  .search_low = 1024, .want_sync = 984, .want_current = 984 },
+	/* tcp_header_len still counts a 20-byte MD5 option (an accepted
+	 * socket on 6.1) whose key was deleted: the next segment carries TS
+	 * only, and the MSS grows by exactly the 20 bytes that no longer go
+	 * out.
+	 */
+	{ .name = "mss_md5_key_deleted", .net_header_len = 20, .pmtu = 1500,
+	  .mss_clamp = 65535, .header_len = 52, .ts = 1,
+	  .want_sync = 1428, .want_current = 1448 },
+};
+
+static void tcp_opt_mss_desc(const struct tcp_opt_mss_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(tcp_opt_mss, tcp_opt_mss_cases, tcp_opt_mss_desc);
+
+static void tcp_opt_mss_test(struct kunit *test)
+{
+	const struct tcp_opt_mss_case *c = test->param_value;
+	struct tcp_opt_env *env = test->priv;
+	struct inet_connection_sock *icsk = &env->tp->inet_conn;
+	struct sock *sk = &icsk->icsk_inet.sk;
+	struct inet_connection_sock_af_ops *ops;
+	int got;
+
+	ops = kunit_kzalloc(test, sizeof(*ops), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ops);
+	ops->net_header_len = c->net_header_len;
+	icsk->icsk_af_ops = ops;
+	icsk->icsk_ext_hdr_len = c->ext_hdr_len;
+	icsk->icsk_mtup.enabled = !!c->search_low;
+	icsk->icsk_mtup.search_low = c->search_low;
+	env->net->ipv4.sysctl_tcp_min_snd_mss = TCP_MIN_SND_MSS;
+	env->tp->rx_opt.mss_clamp = c->mss_clamp;
+	env->tp->rx_opt.tstamp_ok = c->ts;
+	env->tp->tcp_header_len = c->header_len;
+	env->tp->max_window = c->max_window;
+
+	got = tcp_sync_mss(sk, c->pmtu);
+	KUNIT_EXPECT_EQ_MSG(test, got, c->want_sync,
+			    "case %s: tcp_sync_mss(): MTU %u, IP header %u, peer MSS %u, IP options %u, tcp_header_len %u, max_window %u, search_low %u",
+			    c->name, c->pmtu, c->net_header_len, c->mss_clamp,
+			    c->ext_hdr_len, c->header_len, c->max_window,
+			    c->search_low);
+	KUNIT_EXPECT_EQ_MSG(test, env->tp->mss_cache, (u32)c->want_sync,
+			    "case %s: mss_cache", c->name);
+	KUNIT_EXPECT_EQ_MSG(test, icsk->icsk_pmtu_cookie, c->pmtu,
+			    "case %s: the MTU mss_cache was computed for",
+			    c->name);
+	got = tcp_current_mss(sk);
+	KUNIT_EXPECT_EQ_MSG(test, got, c->want_current,
+			    "case %s: tcp_current_mss(): tcp_header_len %u, TS %d",
+			    c->name, c->header_len, c->ts);
+}
+
+static struct kunit_case tcp_opt_mss_test_cases[] = {
+	KUNIT_CASE_PARAM(tcp_opt_mss_test, tcp_opt_mss_gen_params),
+	{}
+};
+
 /* The rows of every table the live suite compares packets with. */
 const struct tcp_opt_case *tcp_opt_test_row(const char *name)
 {
@@ -2229,8 +2363,9 @@ TCP_OPT_SUITE(tcp_opt_fastopen);
 TCP_OPT_SUITE(tcp_opt_established);
 TCP_OPT_SUITE(tcp_opt_accecn);
 TCP_OPT_SUITE(tcp_opt_sweep);
+TCP_OPT_SUITE(tcp_opt_mss);
 
 kunit_test_suites(&tcp_opt_syn_suite, &tcp_opt_synack_suite,
 		  &tcp_opt_md5_suite, &tcp_opt_ao_suite, &tcp_opt_fastopen_suite,
 		  &tcp_opt_established_suite, &tcp_opt_accecn_suite,
-		  &tcp_opt_sweep_suite);
+		  &tcp_opt_sweep_suite, &tcp_opt_mss_suite);

@@ -26,6 +26,12 @@
 #if defined(TCP_OPT_HAVE_TCP_KEY) && defined(CONFIG_TCP_AO)
 #define TCP_OPT_HAVE_AO		1
 #endif
+/* Microsecond TS values (tp->tcp_usec_ts) came in the same release as
+ * struct tcp_key, with no macro of their own.
+ */
+#ifdef TCP_OPT_HAVE_TCP_KEY
+#define TCP_OPT_HAVE_USEC_TS	1
+#endif
 
 /* tcp_current_mss() subtracts what a segment's options add beyond
  * tcp_header_len. On 6.1 an accepted socket counts an MD5 option there

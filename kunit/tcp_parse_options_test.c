@@ -12,8 +12,9 @@
  * a valid 20-byte SYN layout and compares the parser with an independent
  * reading of the same rules.
  *
- * The option area always ends where its allocation ends, so that a read
- * past the header is a KASAN report in the sanitizer build.
+ * The option area mostly ends where its allocation ends, so that a read
+ * past the header is a KASAN report in the sanitizer build; the rows with
+ * data after the header show an over-read in every build.
  *
  * It needs only the exported tcp_parse_options(), so it builds as a
  * module too.
@@ -49,6 +50,9 @@ struct tcp_parse_case {
 	bool estab;		/* an established segment, else a SYN */
 	u8 len;			/* option area length, a multiple of 4 */
 	u8 opts[MAX_TCP_OPTION_SPACE];
+	/* The segment's data right after the header, in the same buffer. */
+	u8 payload_len;
+	u8 payload[8];
 	struct tcp_parse_result want;
 };
 
@@ -83,6 +87,30 @@ static const struct tcp_parse_case tcp_parse_cases[] = {
 		.len = 16, .opts = { 8, 10, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1,
 				     2, 8, 0x05, 0xb4 },
 		.want = { .ts = 1, .tsval = 1 },
+	},
+	{
+		/* <nop,nop,TS len 10> in a 4-byte option area, then data
+		 * that reads as a TS val: the option runs past the header, so
+		 * nothing is taken, although the buffer goes on (data follow
+		 * every header). An over-read shows without KASAN here.
+		 */
+		.name = "partial_ts_then_data",
+		.estab = 1,
+		.len = 4, .opts = { 1, 1, 8, 10 },
+		.payload_len = 8, .payload = { 0, 0, 0, 9, 0, 0, 0, 7 },
+	},
+	{
+		/* <nop,nop,mss len 4> ending 2 bytes into the data */
+		.name = "partial_mss_then_data",
+		.len = 4, .opts = { 1, 1, 2, 4 },
+		.payload_len = 4, .payload = { 0x05, 0xb4, 0, 0 },
+	},
+	{
+		/* <nop,nop,SACK len 10>, the block's edges in the data */
+		.name = "partial_sack_then_data",
+		.estab = 1,
+		.len = 4, .opts = { 1, 1, 5, 10 },
+		.payload_len = 8, .payload = { 0, 0, 0x10, 0, 0, 0, 0x20, 0 },
 	},
 	{
 		/* <wscale 7,nop,nop,nop,nop,mss kind only>: no length byte
@@ -268,16 +296,22 @@ struct tcp_parse_input {
 	struct sk_buff *skb;
 	struct tcphdr *th;
 	unsigned int len;
+	const u8 *payload;
+	unsigned int payload_len;
 };
 
 static void tcp_parse_input_init(struct kunit *test, struct tcp_parse_input *p,
-				 unsigned int len)
+				 unsigned int len, const u8 *payload,
+				 unsigned int payload_len)
 {
 	p->skb = kunit_kzalloc(test, sizeof(*p->skb), GFP_KERNEL);
-	p->th = kunit_kmalloc(test, sizeof(*p->th) + len, GFP_KERNEL);
+	p->th = kunit_kmalloc(test, sizeof(*p->th) + len + payload_len,
+			      GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, p->skb);
 	KUNIT_ASSERT_NOT_NULL(test, p->th);
 	p->len = len;
+	p->payload = payload;
+	p->payload_len = payload_len;
 	p->skb->head = (unsigned char *)p->th;
 	p->skb->data = p->skb->head;
 	skb_reset_transport_header(p->skb);
@@ -294,6 +328,7 @@ static void tcp_parse_run(struct tcp_parse_input *p, const u8 *opts,
 	p->th->syn = !estab;
 	p->th->ack = estab;
 	memcpy(p->th + 1, opts, p->len);
+	memcpy((u8 *)(p->th + 1) + p->len, p->payload, p->payload_len);
 	memset(p->skb->cb, 0, sizeof(p->skb->cb));
 	if (estab) {
 		/* What the handshake agreed: TS and SACK are on. */
@@ -395,7 +430,7 @@ static void tcp_parse_test(struct kunit *test)
 	KUNIT_ASSERT_EQ_MSG(test, c->len % 4, 0,
 			    "case %s: option area is not 32-bit aligned",
 			    c->name);
-	tcp_parse_input_init(test, &p, c->len);
+	tcp_parse_input_init(test, &p, c->len, c->payload, c->payload_len);
 	tcp_parse_run(&p, c->opts, c->estab, &got);
 	tcp_parse_describe(&got, text);
 	kunit_log(KERN_INFO, test, KUNIT_SUBTEST_INDENT KUNIT_SUBTEST_INDENT
@@ -508,7 +543,7 @@ static void tcp_parse_mutation_test(struct kunit *test)
 	unsigned int i, failed = 0, runs = 0;
 	struct tcp_parse_input p;
 
-	tcp_parse_input_init(test, &p, TCP_PARSE_SYN_LEN);
+	tcp_parse_input_init(test, &p, TCP_PARSE_SYN_LEN, NULL, 0);
 	for (i = 0; i < 2 * TCP_PARSE_SYN_LEN * 256; i++, runs++) {
 		bool estab = i / (TCP_PARSE_SYN_LEN * 256);
 		unsigned int pos = i / 256 % TCP_PARSE_SYN_LEN;

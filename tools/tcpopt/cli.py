@@ -12,14 +12,15 @@ from pathlib import Path
 from typing import Callable, List, Optional
 
 from . import (bisect_demo, bisectable, bloat, checkpatch, compare, deps,
-               dissect, kconfig_matrix, kernel, ktap, layouts, mutants, plain,
-               series, sweep, worktree)
+               dissect, kconfig_matrix, kernel, ktap, layouts, mutants, mutate,
+               plain, series, sweep, worktree)
 from . import backports, bench, capture
 from .errors import HarnessError, UsageError, no_space
 from .expected import expected_cases
 from .report import Verdict, failure_details, judge, layout_table, summary
-from .settings import (BACKPORTED, DEFAULT_TREE, HEAVY_STEPS, REPO,
-                       TEST_TREES, TREES, Settings)
+from .settings import (BACKPORTED, DEFAULT_TREE, HEAVY_STEPS,
+                       MUTATION_SAMPLE, MUTATION_SEED, REPO, TEST_TREES,
+                       TREES, Settings)
 
 
 @dataclass
@@ -244,6 +245,67 @@ def cmd_mutants(settings: Settings) -> int:
         return 0 if mutants_step(settings, Tally()) else 1
 
 
+def mutate_run(settings: Settings, functions: Optional[List[str]],
+               size: Optional[int], seed: int) -> tuple:
+    """The chosen generated mutants, run (resuming), and their score."""
+    worktree.prepare(settings)
+    tree = mutants.sync_scratch(settings)
+    build = mutants.mutant_dirs(settings)[1]
+    every = mutate.all_mutants(settings, tree, functions)
+    chosen = mutate.sample(every, size, seed)
+    equivalents = mutate.read_equivalents(mutate.equivalent_file(settings))
+    results = mutate.run_all(settings, tree, build, chosen)
+    return chosen, results, equivalents
+
+
+def mutate_step(settings: Settings, tally: Tally) -> bool:
+    """The fixed sample: every mutant killed or declared equivalent."""
+    chosen, results, equivalents = mutate_run(
+        settings, None, MUTATION_SAMPLE, MUTATION_SEED)
+    total = mutate.score(chosen, results, equivalents)
+    alive = mutate.survivors(chosen, results, equivalents)
+    for mutant in alive:
+        print(f'SURVIVED {mutant.ident} {mutant.file}:{mutant.line} '
+              f'({mutant.function}, {mutant.kind}): {mutant.describe()}')
+    for ident in total.flagged:
+        print(f'FLAGGED {ident}: declared equivalent, but a case kills it')
+    ok = not alive and not total.flagged and not total.no_build
+    print(f'{"PASS" if ok else "FAIL"} sample of {len(chosen)} generated '
+          f'mutants (seed {MUTATION_SEED}): {total.line()}')
+    tally.add(ok)
+    return ok
+
+
+def cmd_mutate(settings: Settings, functions: Optional[List[str]],
+               size: Optional[int], seed: int, listing: bool) -> int:
+    with worktree.locked(settings):
+        if listing:
+            worktree.prepare(settings)
+            every = mutate.all_mutants(settings, settings.source, functions)
+            for mutant in mutate.sample(every, size, seed):
+                print(f'{mutant.ident}  {mutant.file}:{mutant.line}  '
+                      f'{mutant.kind:10}  {mutant.describe()}')
+            return 0
+        if not (settings.build_dir / '.config').is_file():
+            kunit_step(settings)
+        started = time.monotonic()
+        chosen, results, equivalents = mutate_run(settings, functions,
+                                                  size, seed)
+        total = mutate.score(chosen, results, equivalents)
+        print(total.line())
+        if size is None and not functions:
+            out = settings.repo / 'docs' / 'mutation' / f'{settings.tree}.md'
+            out.parent.mkdir(parents=True, exist_ok=True)
+            worktree.write_atomic(out, mutate.render(
+                settings, chosen, results, equivalents,
+                f'./run.sh mutate --tree {settings.tree}',
+                time.strftime('%Y-%m-%d')))
+            print(f'wrote {worktree.display(out)} '
+                  f'({time.monotonic() - started:.0f} s this run)')
+        alive = mutate.survivors(chosen, results, equivalents)
+        return 0 if not alive and not total.flagged else 1
+
+
 def need(settings: Settings, run: Optional[ktap.Run]) -> ktap.Run:
     """The KUnit step's run: the checks of its output need one."""
     if run is None:
@@ -453,6 +515,9 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool) -> list:
                        '(bisectable)', lambda: bisectable_step(settings, tally)),
         'mutants': (f'mutants: every {tree} regression fails a named case',
                     lambda: mutants_step(settings, tally)),
+        'mutate': (f'generated mutants: a fixed sample of {MUTATION_SAMPLE} '
+                   f'on {tree}, each killed or declared equivalent',
+                   lambda: mutate_step(settings, tally)),
     }
     steps += [heavy[name] for name in HEAVY_STEPS.get(tree, ())]
     if demo:
@@ -510,6 +575,7 @@ def cmd_bench(settings: Settings, costs: bool = False,
 
 
 COMMANDS = {'run': cmd_run, 'test': cmd_test, 'mutants': cmd_mutants,
+            'mutate': cmd_mutate,
             'bisect-demo': cmd_bisect_demo, 'layouts': cmd_layouts,
             'capture': cmd_capture, 'bench': cmd_bench, 'series': cmd_series,
             'kconfig': cmd_kconfig, 'plain': cmd_plain}
@@ -552,6 +618,8 @@ OPTION_COMMANDS = {
     'compare': ('layouts',), 'update': ('layouts',),
     'kunitconfig_costs': ('bench',), 'regen': ('series',),
     'export': ('series',), 'source': ('run',),
+    'functions': ('mutate',), 'sample': ('mutate',), 'seed': ('mutate',),
+    'list': ('mutate',),
 }
 # Options that exclude each other: the first would silently win.
 EXCLUSIVE = (('regen', 'export'), ('compare', 'update'),
@@ -611,7 +679,10 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
                         'kernel-patches/<tree> matches kunit/ (--regen '
                         'rewrites it, --export DIR writes it for posting); '
                         'kconfig: the Kconfig matrix; plain: export, git am '
-                        'and plain kunit.py, as a reviewer would')
+                        'and plain kunit.py, as a reviewer would; mutate: '
+                        'generated mutants of the option code, run (resuming '
+                        'where a run stopped) and scored; the full run '
+                        'writes docs/mutation/<tree>.md')
     parser.add_argument('--quick', action='store_true',
                         help='test: skip the bisect demonstration and the '
                         'sanitizer build')
@@ -648,7 +719,25 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
                         '(git format-patch, [PATCH net-next n/m], signed '
                         'with your git user.name and user.email), then run '
                         'checkpatch.pl --strict and get_maintainer.pl')
+    parser.add_argument('--functions', type=lambda text: text.split(','),
+                        metavar='F,...',
+                        help='mutate: only these functions (default: all '
+                        'the targets in tools/tcpopt/mutate.py)')
+    parser.add_argument('--sample', type=positive, metavar='N',
+                        help='mutate: N mutants picked with --seed')
+    parser.add_argument('--seed', type=int, metavar='S',
+                        help=f'mutate: the sample\'s seed (default '
+                        f'{MUTATION_SEED}, the one the test command uses)')
+    parser.add_argument('--list', action='store_true',
+                        help='mutate: print the mutants, run nothing')
     return parser.parse_args(argv)
+
+
+def positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f'{text}: not a positive number')
+    return value
 
 
 def _existing(patches: Optional[List[Path]]) -> List[Path]:
@@ -707,6 +796,10 @@ def main(argv: Optional[List[str]] = None) -> int:
                 'export' if args.export else 'check'
             return cmd_series(trees[0], action, args.export and
                               args.export.expanduser().resolve())
+        if args.command == 'mutate':
+            return cmd_mutate(trees[0], args.functions, args.sample,
+                              MUTATION_SEED if args.seed is None
+                              else args.seed, args.list)
         if args.command == 'bench':
             return cmd_bench(trees[0], costs=args.kunitconfig_costs,
                              argv=argv)

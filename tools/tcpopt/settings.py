@@ -39,6 +39,10 @@ ACCECN_SINCE = (6, 18)                  # the AccECN option (RFC 9768)
 # must stay under 60 minutes on 2 cores (README). 7.3, the tree nearest
 # mainline, takes the mutants (its regressions include 6.12's, ported);
 # 6.12 keeps the zero-delta check, the Kconfig matrix and bisectability.
+# The generated mutants the test command runs (./run.sh mutate): a fixed
+# sample, every one killed or declared equivalent.
+MUTATION_SAMPLE = 20
+MUTATION_SEED = 20261205
 HEAVY_STEPS = {
     '6.1': ('bloat', 'plain', 'kconfig', 'bisectable', 'mutants'),
     '6.12': ('bloat', 'kconfig', 'bisectable'),

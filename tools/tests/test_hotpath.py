@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import List, Optional
 from unittest import mock
 
-from tcpopt import hotpath
+from tcpopt import hotpath, worktree
 from tcpopt.accel import Accel
 from tcpopt.settings import BENCH_SOURCE, BENCH_SUITE, Settings
 from tcpopt.worktree import STAMP
@@ -246,7 +246,7 @@ class TreesTest(unittest.TestCase):
         self.assertFalse(build.exists())
         self.assertIn('tcp_output_again',
                       (src / 'net/ipv4/tcp_output.c').read_text())
-        mark = json.loads((src / hotpath.MARK).read_text())
+        mark = json.loads((src / worktree.SCRATCH_MARK).read_text())
         self.assertEqual([name for name, _ in mark['patches']],
                          ['0001-change.patch', '0002-hook.patch'])
 

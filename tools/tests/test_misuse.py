@@ -199,6 +199,14 @@ def gone(pid: int) -> bool:
     return state.split()[0] in ('Z', 'X')
 
 
+def default_sigint() -> None:
+    """A terminal's Ctrl-C, even when the tests themselves run in the
+    background: a shell starts background jobs with SIGINT ignored, and
+    run.sh would inherit that.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class MisuseTestCase(unittest.TestCase):
     """A sandbox: its own work dir, HOME, PATH, tarball and journal."""
 
@@ -263,7 +271,8 @@ class MisuseTestCase(unittest.TestCase):
         self.addCleanup(err.close)
         proc = subprocess.Popen(self.command(args), env=self.env(**env),
                                 cwd=REPO, stdout=out, stderr=err,
-                                start_new_session=True)
+                                start_new_session=True,
+                                preexec_fn=default_sigint)
         self.addCleanup(self.reap, proc)
         return proc
 

@@ -1,0 +1,538 @@
+"""Generated mutants: every small change of the code under test, and
+what the suites kill (./run.sh mutate).
+
+The regressions of kernel-patches/regressions/ are the bugs someone
+thought of. This generates the ones nobody did, one change at one place
+in the functions that compute and write the options (tcp_output.c) and
+parse them (tcp_input.c):
+
+  relational   <  <=  >  >=  ==  !=  each into its neighbour
+  arithmetic   +  -  (binary), +=  -=, <<  >>
+  logical      &&  ||
+  bitwise      &  |  (binary), |=  &=
+  constant     an integer literal +1 and -1
+  twin         TCPOLEN_X and TCPOLEN_X_ALIGNED swapped
+  delete       an expression statement removed
+  if-true      an if condition replaced by 1
+  swap         two adjacent '*ptr++ = ...;' writes swapped
+
+Each mutant is applied to the mutant scratch tree (mutants.py), built
+incrementally, booted with every suite, and reversed. Its verdict is
+'killed' (the cases that failed are kept), 'survived', or 'no-build'.
+Results are kept per mutant in <work>/<tree>/mutate/results.json under a
+fingerprint of the sources, so an interrupted run resumes where it
+stopped. Mutants declared equivalent in tools/mutation/<tree>.equivalent
+(one line each: the mutant's id, then why) leave the score's
+denominator; one that a case kills anyway is flagged in the report.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+
+from .errors import HarnessError, UsageError
+from .expected import expected_cases
+from .report import judge
+from .settings import Settings
+from .worktree import log, write_atomic
+
+# The functions mutated, by file. Helpers they call in tcp_output.c are
+# listed too: what decides a layout or a size.
+TARGETS: Dict[str, Tuple[str, ...]] = {
+    'net/ipv4/tcp_output.c': (
+        'tcp_options_write', 'tcp_syn_options', 'tcp_synack_options',
+        'tcp_established_options', 'tcp_current_mss', 'tcp_sync_mss',
+        '__tcp_mtu_to_mss', 'tcp_mtu_to_mss', 'tcp_fastopen_opt_space',
+        'tcp_options_fit_accecn', 'tcp_accecn_option_beacon_check'),
+    'net/ipv4/tcp_input.c': ('tcp_parse_options',),
+}
+
+RELATIONAL = {'<': '<=', '<=': '<', '>': '>=', '>=': '>', '==': '!=',
+              '!=': '=='}
+ARITHMETIC = {'+': '-', '-': '+', '+=': '-=', '-=': '+=', '<<': '>>',
+              '>>': '<<'}
+LOGICAL = {'&&': '||', '||': '&&'}
+BITWISE = {'&': '|', '|': '&', '|=': '&=', '&=': '|='}
+# Longest first, so that '<<=' is never read as '<<' and '='.
+TOKEN = re.compile(r'<<=|>>=|->|\+\+|--|&&|\|\||<<|>>|<=|>=|==|!=|\+=|-=|'
+                   r'\|=|&=|[-+<>&|]|\b0[xX][0-9a-fA-F]+\b|\b\d+[uUlL]*\b|'
+                   r'\bTCPOLEN_\w+|[A-Za-z_]\w*|[)\]]')
+DECLARATION = re.compile(r'^\s*(?:const\s+|static\s+|unsigned\s+|struct\s+|'
+                         r'enum\s+)*(?:u8|u16|u32|u64|int|bool|__be32|__be16|'
+                         r'__u8|__u16|__u32|long|char|size_t|[a-z_]+_t|'
+                         r'tcp_\w+|inet_\w+|sock|sk_buff|mptcp_\w+)\b[\s*]')
+
+
+@dataclass
+class Mutant:
+    file: str
+    function: str
+    line: int               # first line replaced, 1-based
+    count: int              # lines replaced
+    kind: str
+    before: str             # the replaced lines
+    after: str              # what replaces them
+    occurrence: int = 0     # same change, same text: which one
+
+    @property
+    def ident(self) -> str:
+        digest = hashlib.sha1('\0'.join(
+            (self.file, self.function, self.kind, self.before, self.after,
+             str(self.occurrence))).encode()).hexdigest()
+        return f'{self.function}-{digest[:8]}'
+
+    def describe(self) -> str:
+        old = ' '.join(self.before.split())
+        new = ' '.join(self.after.split())
+        if self.kind == 'delete':
+            new = '(deleted)'
+        return f'{old}  ->  {new}'
+
+
+@dataclass
+class Result:
+    verdict: str            # killed, survived, no-build
+    failing: List[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+# --- finding the functions -------------------------------------------------
+
+def function_span(lines: Sequence[str], name: str) -> Optional[Tuple[int, int]]:
+    """0-based first and last line of @name's body braces, or None.
+    A definition starts at column 0 and names the function before '('.
+    """
+    head = re.compile(r'^[A-Za-z_].*\b' + re.escape(name) + r'\(')
+    for i, line in enumerate(lines):
+        if not head.match(line) or line.rstrip().endswith(';'):
+            continue
+        j = i
+        while j < len(lines) and not lines[j].startswith('{'):
+            if lines[j].rstrip().endswith(';'):
+                break           # a prototype after all
+            j += 1
+        if j >= len(lines) or not lines[j].startswith('{'):
+            continue
+        for k in range(j + 1, len(lines)):
+            if lines[k].startswith('}'):
+                return j, k
+    return None
+
+
+def code_lines(lines: Sequence[str], start: int, end: int) -> Iterator[int]:
+    """Body lines that hold code: no comment, no preprocessor line."""
+    in_comment = False
+    for i in range(start + 1, end):
+        text = lines[i].strip()
+        if in_comment:
+            in_comment = '*/' not in text
+            continue
+        if text.startswith('/*'):
+            in_comment = '*/' not in text
+            continue
+        if not text or text.startswith(('#', '//')):
+            continue
+        yield i
+
+
+def strip_comment(line: str) -> str:
+    """The line with a trailing /* ... */ blanked, same length."""
+    at = line.find('/*')
+    return line if at < 0 else line[:at] + ' ' * (len(line) - at)
+
+
+# --- the mutation operators ------------------------------------------------
+
+def is_binary(code: str, at: int) -> bool:
+    """Whether the operator at @at follows an operand (else it is unary)."""
+    before = code[:at].rstrip()
+    return bool(before) and (before[-1].isalnum() or before[-1] in ')]_')
+
+
+def token_mutants(code: str, twins: Dict[str, str]) -> Iterator[
+        Tuple[str, int, int, str]]:
+    """(kind, start, end, replacement) for each token of one line."""
+    for match in TOKEN.finditer(code):
+        tok, start, end = match.group(), match.start(), match.end()
+        if tok in RELATIONAL:
+            yield 'relational', start, end, RELATIONAL[tok]
+        elif tok in LOGICAL:
+            yield 'logical', start, end, LOGICAL[tok]
+        elif tok in ('+', '-', '&', '|') and not is_binary(code, start):
+            continue
+        elif tok in ARITHMETIC:
+            yield 'arithmetic', start, end, ARITHMETIC[tok]
+        elif tok in BITWISE:
+            yield 'bitwise', start, end, BITWISE[tok]
+        elif re.fullmatch(r'0[xX][0-9a-fA-F]+|\d+[uUlL]*', tok):
+            digits = re.match(r'0[xX][0-9a-fA-F]+|\d+', tok).group()
+            value = int(digits, 0)
+            suffix = tok[len(digits):]
+            yield 'constant', start, end, f'{value + 1}{suffix}'
+            if value > 0:
+                yield 'constant', start, end, f'{value - 1}{suffix}'
+        elif tok in twins:
+            yield 'twin', start, end, twins[tok]
+
+
+def statement_end(lines: Sequence[str], i: int, end: int) -> Optional[int]:
+    """The line that ends the statement starting at @i, if it is one
+    statement with balanced parentheses and no block."""
+    depth = 0
+    for k in range(i, end):
+        code = strip_comment(lines[k])
+        if '{' in code or '}' in code:
+            return None
+        depth += code.count('(') - code.count(')')
+        if code.rstrip().endswith(';') and depth == 0:
+            return k
+    return None
+
+
+def is_expression_statement(first: str) -> bool:
+    text = first.strip()
+    return not (DECLARATION.match(first) or text.startswith(
+        ('return', 'break', 'continue', 'goto', 'if', 'else', 'for',
+         'while', 'do', 'case', 'default', 'switch')))
+
+
+def starts_statement(lines: Sequence[str], i: int) -> bool:
+    """Whether line @i starts a statement (the previous code line ended
+    one or opened or closed a block, or is a label)."""
+    k = i - 1
+    while k >= 0 and (not strip_comment(lines[k]).strip() or
+                      lines[k].lstrip().startswith('#')):
+        k -= 1
+    prev = strip_comment(lines[k]).rstrip() if k >= 0 else '{'
+    return prev.endswith((';', '{', '}', ':')) or \
+        re.match(r'^\s*(?:else|if \(.*\)|for \(.*\)|while \(.*\))\s*$',
+                 prev) is not None
+
+
+def generate(file: str, text: str, functions: Sequence[str],
+             twins: Dict[str, str]) -> List[Mutant]:
+    """Every mutant of @functions in @text, in source order."""
+    lines = text.split('\n')
+    out: List[Mutant] = []
+    for name in functions:
+        span = function_span(lines, name)
+        if span is None:
+            continue            # not in this tree (AccECN before 6.18)
+        start, end = span
+        body = list(code_lines(lines, start, end))
+        for i in body:
+            out += line_mutants(file, name, lines, i, twins)
+            out += statement_mutants(file, name, lines, i, end)
+    seen: Dict[Tuple[str, str, str, str], int] = {}
+    for mutant in out:
+        key = (mutant.function, mutant.kind, mutant.before, mutant.after)
+        mutant.occurrence = seen.get(key, 0)
+        seen[key] = mutant.occurrence + 1
+    return out
+
+
+def line_mutants(file: str, name: str, lines: Sequence[str], i: int,
+                 twins: Dict[str, str]) -> List[Mutant]:
+    line = lines[i]
+    code = strip_comment(line)
+    out = []
+    for kind, s, e, new in token_mutants(code, twins):
+        out.append(Mutant(file, name, i + 1, 1, kind, line,
+                          line[:s] + new + line[e:]))
+    cond = re.match(r'^(\s*(?:\} else )?if \()(.*)(\)\s*\{?\s*)$', code)
+    if cond and cond.group(2).count('(') == cond.group(2).count(')'):
+        out.append(Mutant(file, name, i + 1, 1, 'if-true', line,
+                          cond.group(1) + '1' + cond.group(3).rstrip()))
+    return out
+
+
+def statement_mutants(file: str, name: str, lines: Sequence[str], i: int,
+                      end: int) -> List[Mutant]:
+    if not starts_statement(lines, i) or \
+            not is_expression_statement(lines[i]):
+        return []
+    last = statement_end(lines, i, end)
+    if last is None:
+        return []
+    before = '\n'.join(lines[i:last + 1])
+    # An empty statement keeps an unbraced if's body an if's body.
+    indent = lines[i][:len(lines[i]) - len(lines[i].lstrip())]
+    out = [Mutant(file, name, i + 1, last - i + 1, 'delete', before,
+                  indent + ';')]
+    nxt = last + 1
+    if lines[i].strip().startswith('*ptr++ =') and nxt < end and \
+            lines[nxt].strip().startswith('*ptr++ ='):
+        last2 = statement_end(lines, nxt, end)
+        if last2 is not None:
+            second = '\n'.join(lines[nxt:last2 + 1])
+            out.append(Mutant(file, name, i + 1, last2 - i + 1, 'swap',
+                              before + '\n' + second,
+                              second + '\n' + before))
+    return out
+
+
+def tcpolen_twins(tree: Path) -> Dict[str, str]:
+    """TCPOLEN_X <-> TCPOLEN_X_ALIGNED where the tree defines both."""
+    names = set()
+    for header in ('include/net/tcp.h', 'include/uapi/linux/tcp.h',
+                   'include/net/mptcp.h'):
+        path = tree / header
+        if path.is_file():
+            names |= set(re.findall(r'#define\s+(TCPOLEN_\w+)',
+                                    path.read_text(errors='replace')))
+    twins = {}
+    for name in names:
+        if name.endswith('_ALIGNED') and name[:-len('_ALIGNED')] in names:
+            twins[name] = name[:-len('_ALIGNED')]
+            twins[name[:-len('_ALIGNED')]] = name
+    return twins
+
+
+def all_mutants(settings: Settings, tree: Path,
+                functions: Optional[Sequence[str]] = None) -> List[Mutant]:
+    twins = tcpolen_twins(tree)
+    wanted = set(functions) if functions else None
+    out = []
+    for file, names in TARGETS.items():
+        chosen = [n for n in names if wanted is None or n in wanted]
+        if chosen:
+            out += generate(file, (tree / file).read_text(), chosen, twins)
+    if wanted:
+        known = {n for names in TARGETS.values() for n in names}
+        unknown = sorted(wanted - known)
+        if unknown:
+            raise UsageError(f'--functions: no such target '
+                             f'{", ".join(unknown)} (known: '
+                             f'{", ".join(sorted(known))})')
+    return out
+
+
+def sample(mutants: List[Mutant], size: Optional[int],
+           seed: int) -> List[Mutant]:
+    if size is None or size >= len(mutants):
+        return mutants
+    picked = random.Random(seed).sample(range(len(mutants)), size)
+    return [mutants[i] for i in sorted(picked)]
+
+
+# --- equivalents and results -------------------------------------------------
+
+def equivalent_file(settings: Settings) -> Path:
+    return settings.repo / 'tools' / 'mutation' / f'{settings.tree}.equivalent'
+
+
+def read_equivalents(path: Path) -> Dict[str, str]:
+    """id -> reason; a line without a reason is an error."""
+    found: Dict[str, str] = {}
+    if not path.is_file():
+        return found
+    for number, raw in enumerate(path.read_text().splitlines(), 1):
+        line = raw.split('#', 1)[0].strip() if raw.lstrip().startswith('#') \
+            else raw.strip()
+        if not line:
+            continue
+        ident, _, reason = line.partition(' ')
+        if not reason.strip():
+            raise HarnessError(f'{path}:{number}: {ident} has no reason')
+        found[ident] = reason.strip()
+    return found
+
+
+def fingerprint(settings: Settings, tree: Path) -> str:
+    """What a verdict depends on: the mutated files and the test sources."""
+    digest = hashlib.sha256()
+    for file in TARGETS:
+        digest.update((tree / file).read_bytes())
+    for source in sorted(settings.kunit_dir.glob('*.[ch]')):
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def results_file(settings: Settings) -> Path:
+    return settings.tree_dir / 'mutate' / 'results.json'
+
+
+def load_results(settings: Settings, finger: str) -> Dict[str, Result]:
+    path = results_file(settings)
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    if data.get('fingerprint') != finger:
+        return {}
+    return {k: Result(**v) for k, v in data.get('results', {}).items()}
+
+
+def save_results(settings: Settings, finger: str,
+                 results: Dict[str, Result]) -> None:
+    path = results_file(settings)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, json.dumps(
+        {'fingerprint': finger,
+         'results': {k: asdict(v) for k, v in results.items()}}, indent=1))
+
+
+# --- running -------------------------------------------------------------------
+
+def apply(tree: Path, mutant: Mutant) -> str:
+    """Write the mutant into @tree; returns the file's original text."""
+    path = tree / mutant.file
+    original = path.read_text()
+    lines = original.split('\n')
+    got = '\n'.join(lines[mutant.line - 1:mutant.line - 1 + mutant.count])
+    if got != mutant.before:
+        raise HarnessError(f'{mutant.file}:{mutant.line}: the scratch tree '
+                           'no longer has the text this mutant changes')
+    lines[mutant.line - 1:mutant.line - 1 + mutant.count] = \
+        mutant.after.split('\n')
+    path.write_text('\n'.join(lines))
+    return original
+
+
+def run_one(settings: Settings, tree: Path, build: Path,
+            mutant: Mutant) -> Result:
+    # mutants.py owns the scratch tree; imported here, not at the top,
+    # so that listing mutants needs no kernel tooling.
+    from . import mutants
+    started = time.monotonic()
+    original = apply(tree, mutant)
+    (tree / mutants.DIRTY).touch()
+    try:
+        run = mutants.run_suites(settings, tree, build,
+                                 build / f'mutate-{mutant.ident}.out')
+    finally:
+        (tree / mutant.file).write_text(original)
+        (tree / mutants.DIRTY).unlink()
+    seconds = round(time.monotonic() - started, 1)
+    if run is None:         # kunit.py stopped before the kernel booted
+        return Result('no-build', seconds=seconds)
+    verdict = judge(run, expected_cases(settings.kunit_dir))
+    failing = verdict.failed + verdict.missing
+    if verdict.crashed and not failing:
+        failing = ['(kernel crashed)']
+    return Result('killed' if failing else 'survived', failing, seconds)
+
+
+def run_all(settings: Settings, tree: Path, build: Path,
+            chosen: List[Mutant]) -> Dict[str, Result]:
+    """Every chosen mutant without a result yet; saved after each one."""
+    finger = fingerprint(settings, tree)
+    results = load_results(settings, finger)
+    todo = [m for m in chosen if m.ident not in results]
+    if len(todo) < len(chosen):
+        log(f'{len(chosen) - len(todo)} of {len(chosen)} mutants already '
+            f'run on these sources; {len(todo)} to go')
+    for number, mutant in enumerate(todo, 1):
+        result = run_one(settings, tree, build, mutant)
+        results[mutant.ident] = result
+        save_results(settings, finger, results)
+        log(f'[{number}/{len(todo)}] {mutant.ident} {mutant.kind} '
+            f'{mutant.file}:{mutant.line}: {result.verdict} '
+            f'({result.seconds:.0f} s)')
+    return results
+
+
+# --- the report ----------------------------------------------------------------
+
+@dataclass
+class Score:
+    generated: int = 0
+    no_build: int = 0
+    equivalent: int = 0
+    killed: int = 0
+    survived: int = 0
+    not_run: int = 0
+    flagged: List[str] = field(default_factory=list)   # equivalent, killed
+
+    @property
+    def denominator(self) -> int:
+        return self.generated - self.no_build - self.equivalent - \
+            self.not_run
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.killed / self.denominator if self.denominator \
+            else 100.0
+
+    def line(self) -> str:
+        return (f'{self.generated} mutants: {self.killed} killed, '
+                f'{self.survived} survived, {self.equivalent} equivalent, '
+                f'{self.no_build} did not build'
+                + (f', {self.not_run} not run' if self.not_run else '')
+                + f'; score {self.killed}/{self.denominator} = '
+                f'{self.percent:.1f} %')
+
+
+def score(mutants: List[Mutant], results: Dict[str, Result],
+          equivalents: Dict[str, str]) -> Score:
+    total = Score(generated=len(mutants))
+    for mutant in mutants:
+        result = results.get(mutant.ident)
+        if result is None:
+            total.not_run += 1
+        elif result.verdict == 'no-build':
+            total.no_build += 1
+        elif mutant.ident in equivalents:
+            total.equivalent += 1
+            if result.verdict == 'killed':
+                total.flagged.append(mutant.ident)
+        elif result.verdict == 'killed':
+            total.killed += 1
+        else:
+            total.survived += 1
+    return total
+
+
+def survivors(mutants: List[Mutant], results: Dict[str, Result],
+              equivalents: Dict[str, str]) -> List[Mutant]:
+    return [m for m in mutants if m.ident not in equivalents and
+            results.get(m.ident, Result('')).verdict == 'survived']
+
+
+def cell(text: str) -> str:
+    return text.replace('|', '\\|').replace('\n', ' ')
+
+
+def render(settings: Settings, mutants: List[Mutant],
+           results: Dict[str, Result], equivalents: Dict[str, str],
+           command: str, date: str) -> str:
+    total = score(mutants, results, equivalents)
+    seconds = sum(r.seconds for r in results.values())
+    lines = [f'# Generated mutants on {settings.tree}', '',
+             f'Generated by `{command}` on {date}; do not edit. '
+             f'{total.line()}. Machine time of the runs: '
+             f'{seconds / 3600:.1f} h ({seconds / max(1, len(results)):.0f} s '
+             'per mutant), 2 cores, QEMU under TCG.', '',
+             'Operators and the score are described in `tools/tcpopt/'
+             'mutate.py`; equivalent mutants are declared, with a reason, in '
+             f'`tools/mutation/{settings.tree}.equivalent`.', '']
+    if total.flagged:
+        lines += ['## Declared equivalent, but killed', '',
+                  'A case fails with these; the declaration is wrong:', '']
+        lines += [f'- `{ident}`' for ident in total.flagged] + ['']
+    alive = survivors(mutants, results, equivalents)
+    lines += ['## Survivors', '']
+    lines += [f'- `{m.ident}` {m.file}:{m.line} ({m.function}, {m.kind}): '
+              f'`{cell(m.describe())}`' for m in alive] or ['None.']
+    lines += ['', '## Every mutant', '',
+              '| id | place | kind | change | verdict | killed by |',
+              '| --- | --- | --- | --- | --- | --- |']
+    for m in mutants:
+        result = results.get(m.ident)
+        verdict = result.verdict if result else 'not run'
+        if m.ident in equivalents and verdict != 'no-build':
+            verdict = f'equivalent ({verdict}): {equivalents[m.ident]}'
+        killers = ' '.join(result.failing[:4]) + \
+            (f' (+{len(result.failing) - 4})' if result and
+             len(result.failing) > 4 else '') if result else ''
+        lines.append(f'| `{m.ident}` | {m.file}:{m.line} {m.function} | '
+                     f'{m.kind} | `{cell(m.describe())}` | {cell(verdict)} | '
+                     f'{cell(killers)} |')
+    return '\n'.join(lines) + '\n'

@@ -1,0 +1,208 @@
+"""Generated mutants: the operators, stable ids, sampling, the score."""
+
+import tempfile
+import unittest
+from pathlib import Path
+
+from tcpopt import mutate
+from tcpopt.errors import HarnessError, UsageError
+from tcpopt.mutate import Mutant, Result
+from tcpopt.settings import Settings
+
+SOURCE = '''\
+static int helper(int a);
+
+static unsigned int tcp_syn_options(struct sock *sk, int remaining)
+{
+	/* a comment with a < b and 7 */
+	unsigned int size = 0;
+
+	if (remaining >= TCPOLEN_MSS_ALIGNED) {
+		size += TCPOLEN_MSS_ALIGNED;
+		remaining -= 4;
+	}
+	if (a && !b)
+		size |= 1 << 3;
+#ifdef CONFIG_X
+	*ptr++ = htonl(1);
+	*ptr++ = htonl(2 |
+		       3);
+#endif
+	return size;
+}
+
+static void other(void)
+{
+	x = 1 + 2;
+}
+'''
+TWINS = {'TCPOLEN_MSS': 'TCPOLEN_MSS_ALIGNED',
+         'TCPOLEN_MSS_ALIGNED': 'TCPOLEN_MSS'}
+
+
+def changes(mutants, kind):
+    return [(m.line, m.describe()) for m in mutants if m.kind == kind]
+
+
+class GenerateTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.mutants = mutate.generate('f.c', SOURCE, ['tcp_syn_options'],
+                                      TWINS)
+
+    def test_only_the_named_function_and_never_comments(self):
+        self.assertEqual({m.function for m in self.mutants},
+                         {'tcp_syn_options'})
+        lines = {m.line for m in self.mutants}
+        self.assertTrue(lines <= set(range(6, 20)), lines)
+        self.assertNotIn(5, lines)          # the comment
+        self.assertNotIn(14, lines)         # the preprocessor line
+        self.assertIn((6, 'unsigned int size = 0;  ->  '
+                       'unsigned int size = 1;'),
+                      changes(self.mutants, 'constant'))
+
+    def test_relational_and_logical(self):
+        self.assertIn((8, 'if (remaining >= TCPOLEN_MSS_ALIGNED) {  ->  '
+                       'if (remaining > TCPOLEN_MSS_ALIGNED) {'),
+                      changes(self.mutants, 'relational'))
+        self.assertEqual(changes(self.mutants, 'logical'),
+                         [(12, 'if (a && !b)  ->  if (a || !b)')])
+
+    def test_arithmetic_bitwise_and_shifts(self):
+        self.assertIn((9, 'size += TCPOLEN_MSS_ALIGNED;  ->  '
+                       'size -= TCPOLEN_MSS_ALIGNED;'),
+                      changes(self.mutants, 'arithmetic'))
+        self.assertIn((13, 'size |= 1 << 3;  ->  size |= 1 >> 3;'),
+                      changes(self.mutants, 'arithmetic'))
+        self.assertIn((13, 'size |= 1 << 3;  ->  size &= 1 << 3;'),
+                      changes(self.mutants, 'bitwise'))
+        # '!' and the unary '*' of '*ptr++' are not binary operators.
+        self.assertFalse([c for c in changes(self.mutants, 'arithmetic')
+                          if c[0] == 15])
+
+    def test_constants_and_twins(self):
+        self.assertIn((10, 'remaining -= 4;  ->  remaining -= 5;'),
+                      changes(self.mutants, 'constant'))
+        self.assertIn((10, 'remaining -= 4;  ->  remaining -= 3;'),
+                      changes(self.mutants, 'constant'))
+        self.assertIn((9, 'size += TCPOLEN_MSS_ALIGNED;  ->  '
+                       'size += TCPOLEN_MSS;'), changes(self.mutants, 'twin'))
+
+    def test_statements_if_conditions_and_adjacent_writes(self):
+        self.assertIn((10, 'remaining -= 4;  ->  (deleted)'),
+                      changes(self.mutants, 'delete'))
+        self.assertIn((12, 'if (a && !b)  ->  if (1)'),
+                      changes(self.mutants, 'if-true'))
+        [swap] = [m for m in self.mutants if m.kind == 'swap']
+        self.assertEqual((swap.line, swap.count), (15, 3))
+        self.assertTrue(swap.after.startswith('\t*ptr++ = htonl(2 |'))
+        # A declaration or a return is no statement to delete.
+        deleted = [m.line for m in self.mutants if m.kind == 'delete']
+        self.assertNotIn(6, deleted)
+        self.assertNotIn(19, deleted)
+
+    def test_a_deleted_statement_leaves_an_empty_one(self):
+        [unbraced] = [m for m in self.mutants
+                      if m.kind == 'delete' and m.line == 13]
+        self.assertEqual(unbraced.after, '\t\t;')
+
+    def test_ids_are_stable_and_unique(self):
+        again = mutate.generate('f.c', SOURCE, ['tcp_syn_options'], TWINS)
+        self.assertEqual([m.ident for m in again],
+                         [m.ident for m in self.mutants])
+        self.assertEqual(len({m.ident for m in self.mutants}),
+                         len(self.mutants))
+        # The same change moved down by a line keeps its id.
+        moved = mutate.generate('f.c', '\n' + SOURCE, ['tcp_syn_options'],
+                                TWINS)
+        self.assertEqual([m.ident for m in moved],
+                         [m.ident for m in self.mutants])
+
+    def test_a_function_the_tree_lacks_gives_nothing(self):
+        self.assertEqual(mutate.generate('f.c', SOURCE, ['nope'], TWINS), [])
+
+
+class ApplyTest(unittest.TestCase):
+
+    def test_apply_writes_the_mutant_and_returns_the_original(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / 'f.c'
+            path.write_text(SOURCE)
+            [swap] = [m for m in mutate.generate(
+                'f.c', SOURCE, ['tcp_syn_options'], TWINS) if m.kind == 'swap']
+            original = mutate.apply(Path(tmp), swap)
+            self.assertEqual(original, SOURCE)
+            lines = path.read_text().split('\n')
+            self.assertEqual(lines[14:17], ['\t*ptr++ = htonl(2 |',
+                                            '\t\t       3);',
+                                            '\t*ptr++ = htonl(1);'])
+
+    def test_apply_refuses_text_that_moved(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            (Path(tmp) / 'f.c').write_text(SOURCE)
+            mutant = Mutant('f.c', 'x', 3, 1, 'delete', 'nothing like it', ';')
+            with self.assertRaises(HarnessError):
+                mutate.apply(Path(tmp), mutant)
+
+
+class SampleAndScoreTest(unittest.TestCase):
+
+    def setUp(self):
+        self.mutants = mutate.generate('f.c', SOURCE, ['tcp_syn_options'],
+                                       TWINS)
+
+    def test_sample_is_fixed_by_the_seed_and_keeps_source_order(self):
+        one = mutate.sample(self.mutants, 5, 7)
+        self.assertEqual(one, mutate.sample(self.mutants, 5, 7))
+        self.assertNotEqual(one, mutate.sample(self.mutants, 5, 8))
+        self.assertEqual(one, sorted(one, key=self.mutants.index))
+        self.assertEqual(mutate.sample(self.mutants, None, 7), self.mutants)
+
+    def test_score_leaves_out_no_build_and_equivalent(self):
+        a, b, c, d, e = self.mutants[:5]
+        results = {a.ident: Result('killed', ['x']),
+                   b.ident: Result('survived'),
+                   c.ident: Result('no-build'),
+                   d.ident: Result('survived'),
+                   e.ident: Result('killed', ['y'])}
+        equivalents = {d.ident: 'why', e.ident: 'wrong'}
+        total = mutate.score(self.mutants[:6], results, equivalents)
+        self.assertEqual((total.killed, total.survived, total.no_build,
+                          total.equivalent, total.not_run),
+                         (1, 1, 1, 2, 1))
+        self.assertEqual(total.denominator, 2)
+        self.assertEqual(total.flagged, [e.ident])
+        self.assertEqual(mutate.survivors(self.mutants[:6], results,
+                                          equivalents), [b])
+
+
+class EquivalentsTest(unittest.TestCase):
+
+    def test_every_line_needs_a_reason(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / 'x.equivalent'
+            path.write_text('# comment\n\nf-1234abcd the branch is dead\n')
+            self.assertEqual(mutate.read_equivalents(path),
+                             {'f-1234abcd': 'the branch is dead'})
+            path.write_text('f-1234abcd\n')
+            with self.assertRaisesRegex(HarnessError, 'x.equivalent:1'):
+                mutate.read_equivalents(path)
+
+
+class RealTreeTest(unittest.TestCase):
+    """The generator on the shipped 6.1 tree, where one is extracted."""
+
+    def test_unknown_function_is_a_usage_error(self):
+        settings = Settings(tree='6.1', work_dir=Path('/nonexistent'))
+        with tempfile.TemporaryDirectory() as tmp:
+            tree = Path(tmp)
+            for file in mutate.TARGETS:
+                (tree / file).parent.mkdir(parents=True, exist_ok=True)
+                (tree / file).write_text(SOURCE)
+            with self.assertRaisesRegex(UsageError, 'no such target'):
+                mutate.all_mutants(settings, tree, ['tcp_options_writ'])
+
+
+if __name__ == '__main__':
+    unittest.main()
