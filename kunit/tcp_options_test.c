@@ -2209,61 +2209,104 @@ struct tcp_opt_mss_case {
 };
 
 static const struct tcp_opt_mss_case tcp_opt_mss_cases[] = {
-	{ .name = "mss_ipv4_mtu_1500", .net_header_len = 20, .pmtu = 1500,
-	  .mss_clamp = 65535, .header_len = 20,
-	  .want_sync = 1460, .want_current = 1460 },
-	{ .name = "mss_ipv6_mtu_1500", .net_header_len = 40, .pmtu = 1500,
-	  .mss_clamp = 65535, .header_len = 20,
-	  .want_sync = 1440, .want_current = 1440 },
-	/* RFC 879: the 576-byte default datagram gives the 536 default. */
-	{ .name = "mss_ipv4_mtu_576", .net_header_len = 20, .pmtu = 576,
-	  .mss_clamp = 65535, .header_len = 20,
-	  .want_sync = 536, .want_current = 536 },
-	/* RFC 8200 section 5: IPv6's minimum link MTU. */
-	{ .name = "mss_ipv6_mtu_1280", .net_header_len = 40, .pmtu = 1280,
-	  .mss_clamp = 65535, .header_len = 20,
-	  .want_sync = 1220, .want_current = 1220 },
-	{ .name = "mss_ipv4_odd_mtu_1499", .net_header_len = 20, .pmtu = 1499,
-	  .mss_clamp = 65535, .header_len = 20,
-	  .want_sync = 1459, .want_current = 1459 },
-	{ .name = "mss_ipv4_ts", .net_header_len = 20, .pmtu = 1500,
-	  .mss_clamp = 65535, .header_len = 32, .ts = 1,
-	  .want_sync = 1448, .want_current = 1448 },
-	{ .name = "mss_ipv6_ts_peer_536", .net_header_len = 40, .pmtu = 1500,
-	  .mss_clamp = 536, .header_len = 32, .ts = 1,
-	  .want_sync = 524, .want_current = 524 },
-	{ .name = "mss_ipv4_ip_options_8", .net_header_len = 20, .pmtu = 1500,
-	  .mss_clamp = 65535, .ext_hdr_len = 8, .header_len = 20,
-	  .want_sync = 1452, .want_current = 1452 },
-	/* RFC 791's minimum MTU: 28 bytes are left, the floor gives 48. */
-	{ .name = "mss_ipv4_mtu_68_floor", .net_header_len = 20, .pmtu = 68,
-	  .mss_clamp = 65535, .header_len = 32, .ts = 1,
-	  .want_sync = 36, .want_current = 36 },
-	/* The floor comes after the peer's MSS. */
-	{ .name = "mss_peer_20_floor", .net_header_len = 20, .pmtu = 1500,
-	  .mss_clamp = 20, .header_len = 20,
-	  .want_sync = 48, .want_current = 48 },
-	{ .name = "mss_half_window", .net_header_len = 20, .pmtu = 1500,
-	  .mss_clamp = 65535, .header_len = 20, .max_window = 2000,
-	  .want_sync = 1000, .want_current = 1000 },
-	/* A window no larger than 536 bytes is the cutoff itself. */
-	{ .name = "mss_window_100", .net_header_len = 20, .pmtu = 1500,
-	  .mss_clamp = 65535, .header_len = 20, .max_window = 100,
-	  .want_sync = 100, .want_current = 100 },
-	{ .name = "mss_window_20_floor_68", .net_header_len = 20,
-	  .pmtu = 1500, .mss_clamp = 65535, .header_len = 32, .ts = 1,
-	  .max_window = 20, .want_sync = 36, .want_current = 36 },
-	{ .name = "mss_mtu_probing_search_low", .net_header_len = 20,
-	  .pmtu = 1500, .mss_clamp = 65535, .header_len = 20,
-	  .search_low = 1024, .want_sync = 984, .want_current = 984 },
-	/* tcp_header_len still counts a 20-byte MD5 option (an accepted
-	 * socket on 6.1) whose key was deleted: the next segment carries TS
-	 * only, and the MSS grows by exactly the 20 bytes that no longer go
-	 * out.
-	 */
-	{ .name = "mss_md5_key_deleted", .net_header_len = 20, .pmtu = 1500,
-	  .mss_clamp = 65535, .header_len = 52, .ts = 1,
-	  .want_sync = 1428, .want_current = 1448 },
+	{
+		.name = "mss_ipv4_mtu_1500",
+		.net_header_len = 20, .pmtu = 1500, .mss_clamp = 65535,
+		.header_len = 20, .want_sync = 1460,
+		.want_current = 1460,
+	},
+	{
+		.name = "mss_ipv6_mtu_1500",
+		.net_header_len = 40, .pmtu = 1500, .mss_clamp = 65535,
+		.header_len = 20, .want_sync = 1440,
+		.want_current = 1440,
+	},
+	{
+		/* RFC 879: the default 576-byte datagram, the 536 MSS. */
+		.name = "mss_ipv4_mtu_576",
+		.net_header_len = 20, .pmtu = 576, .mss_clamp = 65535,
+		.header_len = 20, .want_sync = 536, .want_current = 536,
+	},
+	{
+		/* RFC 8200 section 5: IPv6's minimum link MTU. */
+		.name = "mss_ipv6_mtu_1280",
+		.net_header_len = 40, .pmtu = 1280, .mss_clamp = 65535,
+		.header_len = 20, .want_sync = 1220,
+		.want_current = 1220,
+	},
+	{
+		.name = "mss_ipv4_odd_mtu_1499",
+		.net_header_len = 20, .pmtu = 1499, .mss_clamp = 65535,
+		.header_len = 20, .want_sync = 1459,
+		.want_current = 1459,
+	},
+	{
+		.name = "mss_ipv4_ts",
+		.net_header_len = 20, .pmtu = 1500, .mss_clamp = 65535,
+		.header_len = 32, .ts = 1, .want_sync = 1448,
+		.want_current = 1448,
+	},
+	{
+		.name = "mss_ipv6_ts_peer_536",
+		.net_header_len = 40, .pmtu = 1500, .mss_clamp = 536,
+		.header_len = 32, .ts = 1, .want_sync = 524,
+		.want_current = 524,
+	},
+	{
+		.name = "mss_ipv4_ip_options_8",
+		.net_header_len = 20, .pmtu = 1500, .mss_clamp = 65535,
+		.ext_hdr_len = 8, .header_len = 20, .want_sync = 1452,
+		.want_current = 1452,
+	},
+	{
+		/* RFC 791's minimum MTU leaves 28; the floor gives 48. */
+		.name = "mss_ipv4_mtu_68_floor",
+		.net_header_len = 20, .pmtu = 68, .mss_clamp = 65535,
+		.header_len = 32, .ts = 1, .want_sync = 36,
+		.want_current = 36,
+	},
+	{
+		/* The floor comes after the peer's MSS. */
+		.name = "mss_peer_20_floor",
+		.net_header_len = 20, .pmtu = 1500, .mss_clamp = 20,
+		.header_len = 20, .want_sync = 48, .want_current = 48,
+	},
+	{
+		.name = "mss_half_window",
+		.net_header_len = 20, .pmtu = 1500, .mss_clamp = 65535,
+		.header_len = 20, .max_window = 2000, .want_sync = 1000,
+		.want_current = 1000,
+	},
+	{
+		/* A window no larger than 536 bytes is the cutoff itself. */
+		.name = "mss_window_100",
+		.net_header_len = 20, .pmtu = 1500, .mss_clamp = 65535,
+		.header_len = 20, .max_window = 100, .want_sync = 100,
+		.want_current = 100,
+	},
+	{
+		.name = "mss_window_20_floor_68",
+		.net_header_len = 20, .pmtu = 1500, .mss_clamp = 65535,
+		.header_len = 32, .ts = 1, .max_window = 20,
+		.want_sync = 36, .want_current = 36,
+	},
+	{
+		.name = "mss_mtu_probing_search_low",
+		.net_header_len = 20, .pmtu = 1500, .mss_clamp = 65535,
+		.header_len = 20, .search_low = 1024, .want_sync = 984,
+		.want_current = 984,
+	},
+	{
+		/* tcp_header_len still counts a 20-byte MD5 option (an
+		 * accepted socket on 6.1) whose key was deleted: the next
+		 * segment carries TS only, and the MSS grows by exactly the
+		 * 20 bytes that no longer go out.
+		 */
+		.name = "mss_md5_key_deleted",
+		.net_header_len = 20, .pmtu = 1500, .mss_clamp = 65535,
+		.header_len = 52, .ts = 1, .want_sync = 1428,
+		.want_current = 1448,
+	},
 };
 
 static void tcp_opt_mss_desc(const struct tcp_opt_mss_case *c, char *desc)

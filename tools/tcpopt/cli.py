@@ -228,8 +228,9 @@ def cmd_plain(settings: Settings) -> int:
     return 1 if tally.failed else 0
 
 
-def mutants_step(settings: Settings, tally: Tally) -> bool:
-    results = mutants.run_all(settings)
+def mutants_step(settings: Settings, tally: Tally,
+                 new_only: bool = False) -> bool:
+    results = mutants.run_all(settings, new_only)
     print(mutants.kill_matrix(results))
     for result in results:
         tally.add(result.killed)
@@ -504,7 +505,8 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool) -> list:
     ]
     heavy = {
         'bloat': (f'zero-delta check: {tree} tcp_output.o with '
-                  'CONFIG_TCP_OPTIONS_KUNIT_TEST=n, pristine vs patched',
+                  'CONFIG_TCP_OPTIONS_KUNIT_TEST=n, pristine (plus the '
+                  'series\' fixes) vs patched',
                   lambda: bloat_step(settings, tally)),
         'plain': (f'git am of the export onto {settings.package}, then '
                   'plain kunit.py --kunitconfig=net/ipv4',
@@ -515,6 +517,9 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool) -> list:
                        '(bisectable)', lambda: bisectable_step(settings, tally)),
         'mutants': (f'mutants: every {tree} regression fails a named case',
                     lambda: mutants_step(settings, tally)),
+        'new-mutants': (f'mutants: every {tree} regression of code '
+                        f'{DEFAULT_TREE} lacks fails a named case',
+                        lambda: mutants_step(settings, tally, new_only=True)),
         'mutate': (f'generated mutants: a fixed sample of {MUTATION_SAMPLE} '
                    f'on {tree}, each killed or declared equivalent',
                    lambda: mutate_step(settings, tally)),

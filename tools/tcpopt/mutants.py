@@ -19,7 +19,7 @@ from .errors import HarnessError
 from .expected import expected_cases
 from .kernel import run_kunit
 from .report import judge
-from .settings import Settings
+from .settings import DEFAULT_TREE, Settings
 from .worktree import STATE, apply_patch, copy_tree, log, overlay_sources
 
 DIRTY = '.tcpopt-mutant-applied'
@@ -36,11 +36,17 @@ class MutantResult:
         return not self.error and bool(self.failing)
 
 
-def regressions(settings: Settings) -> List[Path]:
-    folder = settings.repo / 'kernel-patches' / 'regressions' / settings.tree
-    patches = sorted(folder.glob('*.patch'))
+def regressions(settings: Settings, new_only: bool = False) -> List[Path]:
+    """The tree's regressions; with @new_only, those the default tree's
+    folder has no patch of the same name for (its ports are killed there
+    in the same test command)."""
+    root = settings.repo / 'kernel-patches' / 'regressions'
+    patches = sorted((root / settings.tree).glob('*.patch'))
     if not patches:
-        raise HarnessError(f'no regressions in {folder}')
+        raise HarnessError(f'no regressions in {root / settings.tree}')
+    if new_only and settings.tree != DEFAULT_TREE:
+        ported = {p.name for p in (root / DEFAULT_TREE).glob('*.patch')}
+        patches = [p for p in patches if p.name not in ported]
     return patches
 
 
@@ -102,11 +108,12 @@ def run_one(settings: Settings, src: Path, build: Path,
     return result
 
 
-def run_all(settings: Settings) -> List[MutantResult]:
+def run_all(settings: Settings,
+            new_only: bool = False) -> List[MutantResult]:
     src = sync_scratch(settings)
     _, build = mutant_dirs(settings)
     results = []
-    for patch in regressions(settings):
+    for patch in regressions(settings, new_only):
         log(f'mutant {patch.name}: building and running the suites')
         results.append(run_one(settings, src, build, patch))
     return results

@@ -64,8 +64,8 @@ class ParseArgsTest(unittest.TestCase):
     def test_every_command_has_a_handler(self) -> None:
         self.assertEqual(sorted(cli.COMMANDS),
                          ['bench', 'bisect-demo', 'capture', 'kconfig',
-                          'layouts', 'mutants', 'plain', 'run', 'series',
-                          'test'])
+                          'layouts', 'mutants', 'mutate', 'plain', 'run',
+                          'series', 'test'])
 
 
 class TestHelpTest(unittest.TestCase):
@@ -302,7 +302,7 @@ class OneParsePerTreeTest(unittest.TestCase):
         skipped = {name: nothing for name in (
             'unit_test_step', 'series_step', 'export_step', 'bloat_step',
             'plain_step', 'kconfig_step', 'bisectable_step', 'mutants_step',
-            'bisect_demo_step')}
+            'mutate_step', 'bisect_demo_step')}
         with mock.patch.multiple('tcpopt.cli', build_and_boot=boot,
                                  **skipped), \
                 mock.patch('tcpopt.worktree.prepare',

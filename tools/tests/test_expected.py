@@ -96,10 +96,12 @@ class RealSourceTest(unittest.TestCase):
         cls.names = expected.case_names(
             (KUNIT_DIR / 'tcp_options_test.c').read_text())
 
-    def test_declares_158_unique_cases(self) -> None:
-        # Table rows, plain cases and sweep groups; 14 of the rows TCP-AO.
-        self.assertEqual(len(self.names), 158)
-        self.assertEqual(len(set(self.names)), 158)
+    def test_declares_173_unique_cases(self) -> None:
+        # Table rows, plain cases and sweep groups; 14 of the rows TCP-AO,
+        # 15 the MSS from a path MTU.
+        self.assertEqual(len(self.names), 173)
+        self.assertEqual(len(set(self.names)), 173)
+        self.assertIn('mss_md5_key_deleted', self.names)
 
     def test_sweep_groups_are_cases(self) -> None:
         self.assertIn('syn', self.names)
@@ -107,7 +109,7 @@ class RealSourceTest(unittest.TestCase):
         self.assertIn('established_md5', self.names)
 
     def test_last_name(self) -> None:
-        self.assertEqual(self.names[-1], 'tcp_opt_dsack_sent_once_test')
+        self.assertEqual(self.names[-1], 'mss_md5_key_deleted')
 
     def test_names_inside_functions_are_not_rows(self) -> None:
         self.assertNotIn('dsack_first_segment', self.names)
@@ -134,10 +136,10 @@ class RealSourceTest(unittest.TestCase):
         self.assertNotIn('tcp_bench_hotpath_test', names)
         self.assertNotIn('tcp_bench_sweep_scale_test', names)
 
-    def test_parser_suite_declares_29_rows_and_the_mutations(self) -> None:
+    def test_parser_suite_declares_32_rows_and_the_mutations(self) -> None:
         parser = expected.case_names(
             (KUNIT_DIR / 'tcp_parse_options_test.c').read_text())
-        self.assertEqual(len(set(parser)), 30)
+        self.assertEqual(len(set(parser)), 33)
         self.assertEqual(parser[-1], 'tcp_parse_mutation_test')
 
     def test_declares_every_case_of_the_passing_log(self) -> None:
