@@ -175,7 +175,8 @@ def run_kunit(settings: Settings, source: Path, *,
               filter_glob: str = DEFAULT_SUITES,
               accel: Optional[Accel] = None, action: str = 'run',
               output: Optional[IO] = None,
-              kunitconfig: Optional[Path] = None) -> tuple[int, Path]:
+              kunitconfig: Optional[Path] = None,
+              timeout: Optional[int] = None) -> tuple[int, Path]:
     """Build and boot the suite; returns kunit.py's status and the raw log.
 
     kunit.py gets a session of its own, so that a hung kernel or an
@@ -188,7 +189,7 @@ def run_kunit(settings: Settings, source: Path, *,
     if log.exists():
         log.unlink()        # never read a previous run's verdicts
     build_dir.mkdir(parents=True, exist_ok=True)
-    timeout = kunit_timeout()
+    timeout = timeout or kunit_timeout()
     if accel is None and action != 'build':
         accel = choose_accel(build_dir)
         print(accel.line(), flush=True)

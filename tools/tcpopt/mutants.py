@@ -12,7 +12,7 @@ from __future__ import annotations
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List
+from typing import List, Optional
 
 from . import ktap
 from .errors import HarnessError
@@ -72,12 +72,14 @@ def sync_scratch(settings: Settings) -> Path:
 
 
 def run_suites(settings: Settings, src: Path, build: Path,
-               output: Path) -> ktap.Run | None:
+               output: Path, timeout: Optional[int] = None
+               ) -> ktap.Run | None:
     """Through kernel.run_kunit(), the one runner: its timeout, and the
     accelerator that works here (7.3's kunit.py asks for KVM first)."""
     build.mkdir(parents=True, exist_ok=True)
     with open(output, 'w') as out:
-        _, log_file = run_kunit(settings, src, build_dir=build, output=out)
+        _, log_file = run_kunit(settings, src, build_dir=build, output=out,
+                                timeout=timeout)
     if not log_file.is_file():
         return None
     return ktap.read(log_file)

@@ -54,6 +54,11 @@ TARGETS: Dict[str, Tuple[str, ...]] = {
     'net/ipv4/tcp_input.c': ('tcp_parse_options',),
 }
 
+# Seconds a mutant's kernel may run: every suite takes about 10 s under
+# TCG, and a crashed case would make KUnit wait 300 s for it. A kernel
+# stopped here misses cases: the mutant is killed.
+MUTANT_TIMEOUT = 60
+
 RELATIONAL = {'<': '<=', '<=': '<', '>': '>=', '>=': '>', '==': '!=',
               '!=': '=='}
 ARITHMETIC = {'+': '-', '-': '+', '+=': '-=', '-=': '+=', '<<': '>>',
@@ -406,7 +411,8 @@ def run_one(settings: Settings, tree: Path, build: Path,
     (tree / mutants.DIRTY).touch()
     try:
         run = mutants.run_suites(settings, tree, build,
-                                 build / f'mutate-{mutant.ident}.out')
+                                 build / f'mutate-{mutant.ident}.out',
+                                 timeout=MUTANT_TIMEOUT)
     finally:
         (tree / mutant.file).write_text(original)
         (tree / mutants.DIRTY).unlink()
