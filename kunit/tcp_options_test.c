@@ -709,6 +709,18 @@ static const struct tcp_opt_case tcp_opt_established_cases[] = {
 				    SACK1_START, SACK1_END } },
 	},
 	{
+		/* BPF_SOCK_OPS_WRITE_HDR_OPT_CB_FLAG asks a sock_ops program
+		 * for option space. With none attached, nothing is reserved:
+		 * est_ts_1_sack's 24 bytes.
+		 */
+		.name = "est_ts_1_sack_bpf_flag_no_program",
+		.in = { .pkt = TCP_OPT_ESTABLISHED, .ts = 1, .num_sacks = 1,
+			.bpf_hdr_opt = 1 },
+		.out = { .size = 24, .mss_delta = 12,
+			 .words = { 0x0101080a, EST_TSVAL, EST_TSECR, 0x0101050a,
+				    SACK1_START, SACK1_END } },
+	},
+	{
 		.name = "est_ts_2_sacks",
 		.in = EST_IN(1, 2, 0),
 		.out = { .size = 32, .mss_delta = 20,
@@ -1258,6 +1270,12 @@ static void tcp_opt_setup(struct kunit *test, struct tcp_opt_env *env,
 		tcp_opt_skip(test, "needs TCP-AO: the 6.7+ tcp_key API and CONFIG_TCP_AO");
 	if (in->accecn && !tcp_opt_setup_accecn(env, in))
 		tcp_opt_skip(test, "needs AccECN (RFC 9768), 6.18+");
+	if (in->bpf_hdr_opt && !IS_ENABLED(CONFIG_BPF))
+		tcp_opt_skip(test, "needs CONFIG_BPF");
+#ifdef CONFIG_BPF
+	tp->bpf_sock_ops_cb_flags = in->bpf_hdr_opt ?
+		BPF_SOCK_OPS_WRITE_HDR_OPT_CB_FLAG : 0;
+#endif
 
 	switch (in->pkt) {
 	case TCP_OPT_SYN:

@@ -90,6 +90,7 @@ struct tcp_opt_input {
 	bool accecn_demand;	/* an option is owed on the next ACK */
 	bool accecn_fail_send;	/* our options seemed not to get through */
 	bool synack_retrans;	/* SYN-ACK of type TCP_SYNACK_RETRANS */
+	bool bpf_hdr_opt;	/* WRITE_HDR_OPT callback flag, no program */
 };
 
 struct tcp_opt_expect {

@@ -96,11 +96,11 @@ class RealSourceTest(unittest.TestCase):
         cls.names = expected.case_names(
             (KUNIT_DIR / 'tcp_options_test.c').read_text())
 
-    def test_declares_173_unique_cases(self) -> None:
+    def test_declares_174_unique_cases(self) -> None:
         # Table rows, plain cases and sweep groups; 14 of the rows TCP-AO,
         # 15 the MSS from a path MTU.
-        self.assertEqual(len(self.names), 173)
-        self.assertEqual(len(set(self.names)), 173)
+        self.assertEqual(len(self.names), 174)
+        self.assertEqual(len(set(self.names)), 174)
         self.assertIn('mss_md5_key_deleted', self.names)
 
     def test_sweep_groups_are_cases(self) -> None:
