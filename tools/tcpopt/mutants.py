@@ -20,7 +20,8 @@ from .expected import expected_cases
 from .kernel import run_kunit
 from .report import judge
 from .settings import DEFAULT_TREE, Settings
-from .worktree import STATE, apply_patch, copy_tree, log, overlay_sources
+from .worktree import (STATE, apply_patch, copy_tree, files_touched, log,
+                       overlay_sources)
 
 DIRTY = '.tcpopt-mutant-applied'
 
@@ -60,13 +61,28 @@ def mutant_dirs(settings: Settings) -> tuple[Path, Path]:
     return base / 'src', base / 'build'
 
 
+# The files a mutant (mutate.TARGETS) or a regression patch changes.
+MUTATED_FILES = ('net/ipv4/tcp_output.c', 'net/ipv4/tcp_input.c')
+
+
 def sync_scratch(settings: Settings) -> Path:
-    """A copy of src/ at the same series state, with no mutant applied."""
+    """A copy of src/ at the same series state, with no mutant applied.
+
+    A fresh copy keeps src/'s modification times, older than the objects
+    the last mutant left in the build dir: make would keep them, mutant
+    and all. The files mutants change are touched so that they rebuild.
+    """
     src, _ = mutant_dirs(settings)
     want = (settings.source / STATE).read_text()
     current = (src / STATE).read_text() if (src / STATE).is_file() else None
     if current != want or (src / DIRTY).exists():
         copy_tree(settings.source, src)
+        touched = set(MUTATED_FILES)
+        for patch in regressions(settings):
+            touched.update(files_touched(patch))
+        for name in sorted(touched):
+            if (src / name).is_file():
+                (src / name).touch()
     overlay_sources(settings, src)
     return src
 

@@ -190,6 +190,13 @@ class EquivalentsTest(unittest.TestCase):
                 mutate.read_equivalents(path)
 
 
+class ScratchTreeTest(unittest.TestCase):
+
+    def test_the_scratch_tree_rebuilds_every_file_a_mutant_changes(self):
+        from tcpopt import mutants
+        self.assertLessEqual(set(mutate.TARGETS), set(mutants.MUTATED_FILES))
+
+
 class RealTreeTest(unittest.TestCase):
     """The generator on the shipped 6.1 tree, where one is extracted."""
 
