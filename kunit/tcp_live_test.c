@@ -1438,7 +1438,7 @@ static void tcp_live_test(struct kunit *test)
 		tcp_opt_skip(test, "needs CONFIG_SYN_COOKIES");
 #ifndef TCP_OPT_HAVE_AO
 	if (c->in.ao)
-		tcp_opt_skip(test, "needs CONFIG_TCP_AO (6.7+)");
+		tcp_opt_skip(test, "needs TCP-AO: CONFIG_TCP_AO (6.7+)");
 #endif
 #ifndef TCP_OPT_HAVE_USEC_TS
 	if (c->in.ts_set & 1)

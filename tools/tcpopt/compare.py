@@ -15,6 +15,8 @@ REASON_ACCECN = ('AccECN (RFC 9768) exists since 6.18: the row is skipped '
 REASON_MD5_MSS = ('since 6.7 an accepted socket\'s tcp_header_len counts '
                   'TS and TCP-AO, not MD5, so tcp_current_mss() takes the '
                   '20 MD5 bytes off every segment')
+REASON_USEC_TS = ('microsecond TS values (tcp_usec_ts) exist since 6.7: '
+                  'the case is skipped on the older tree')
 REASON_UNKNOWN = 'no known rule explains this difference: review it'
 # Rows that pin one commit, beyond their feature's own reason.
 COMMIT_REASONS = {
@@ -64,6 +66,8 @@ def reason(*cases: Optional[Case]) -> str:
                                        COMMIT_REASONS.get(name)]))
     if any(_needs(c, 'ao_maclen', 'TCP-AO') for c in cases):
         return REASON_AO
+    if any(_needs(c, 'usec_ts', 'microsecond') for c in cases):
+        return REASON_USEC_TS
     present = [c for c in cases if c is not None]
     if len(present) == len(cases) and present[0].inputs and \
             present[0].inputs[0].get('md5') == '1' and \

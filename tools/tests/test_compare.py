@@ -38,6 +38,18 @@ class DifferencesTest(unittest.TestCase):
         self.assertEqual(compare.reason(a, b), compare.REASON_AO)
         self.assertEqual(compare._summary(b), ('pass', '—', '—'))
 
+    def test_live_cases_skipped_before_6_7_are_explained(self) -> None:
+        for name, skip, want in (
+                ('live_ao', 'skip: needs TCP-AO: CONFIG_TCP_AO (6.7+)',
+                 compare.REASON_AO),
+                ('live_ts_usec',
+                 'skip: needs microsecond TCP timestamps (6.7+)',
+                 compare.REASON_USEC_TS)):
+            old = Case('tcp_opt_live', name, 'skip', diagnostics=[skip])
+            new = Case('tcp_opt_live', name, 'pass')
+            [(_, [a, b])] = compare.differences(run(old), run(new))
+            self.assertEqual(compare.reason(a, b), want)
+
     def test_unexplained_difference_asks_for_review(self) -> None:
         old = layout_case('est_ts_0_sacks', 0)
         new = layout_case('est_ts_0_sacks', 12)
