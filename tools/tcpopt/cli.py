@@ -247,12 +247,13 @@ def cmd_mutants(settings: Settings) -> int:
 
 
 def mutate_run(settings: Settings, functions: Optional[List[str]],
-               size: Optional[int], seed: int) -> tuple:
+               size: Optional[int], seed: int,
+               ids: Optional[List[str]] = None) -> tuple:
     """The chosen generated mutants, run (resuming), and their score."""
     worktree.prepare(settings)
     tree = mutants.sync_scratch(settings)
     build = mutants.mutant_dirs(settings)[1]
-    every = mutate.all_mutants(settings, tree, functions)
+    every = mutate.select(mutate.all_mutants(settings, tree, functions), ids)
     chosen = mutate.sample(every, size, seed)
     equivalents = mutate.read_equivalents(mutate.equivalent_file(settings))
     results = mutate.run_all(settings, tree, build, chosen)
@@ -278,11 +279,13 @@ def mutate_step(settings: Settings, tally: Tally) -> bool:
 
 
 def cmd_mutate(settings: Settings, functions: Optional[List[str]],
-               size: Optional[int], seed: int, listing: bool) -> int:
+               size: Optional[int], seed: int, listing: bool,
+               ids: Optional[List[str]] = None) -> int:
     with worktree.locked(settings):
         if listing:
             worktree.prepare(settings)
-            every = mutate.all_mutants(settings, settings.source, functions)
+            every = mutate.select(mutate.all_mutants(
+                settings, settings.source, functions), ids)
             for mutant in mutate.sample(every, size, seed):
                 print(f'{mutant.ident}  {mutant.file}:{mutant.line}  '
                       f'{mutant.kind:10}  {mutant.describe()}')
@@ -291,10 +294,16 @@ def cmd_mutate(settings: Settings, functions: Optional[List[str]],
             kunit_step(settings)
         started = time.monotonic()
         chosen, results, equivalents = mutate_run(settings, functions,
-                                                  size, seed)
+                                                  size, seed, ids)
         total = mutate.score(chosen, results, equivalents)
+        for mutant in chosen:
+            result = results[mutant.ident]
+            print(f'{result.verdict:9} {mutant.ident}  {mutant.describe()}'
+                  + (f'  [{" ".join(result.failing[:6])}'
+                     f'{" ..." if len(result.failing) > 6 else ""}]'
+                     if result.failing else ''))
         print(total.line())
-        if size is None and not functions:
+        if size is None and not functions and not ids:
             out = settings.repo / 'docs' / 'mutation' / f'{settings.tree}.md'
             out.parent.mkdir(parents=True, exist_ok=True)
             worktree.write_atomic(out, mutate.render(
@@ -624,7 +633,7 @@ OPTION_COMMANDS = {
     'kunitconfig_costs': ('bench',), 'regen': ('series',),
     'export': ('series',), 'source': ('run',),
     'functions': ('mutate',), 'sample': ('mutate',), 'seed': ('mutate',),
-    'list': ('mutate',),
+    'list': ('mutate',), 'ids': ('mutate',),
 }
 # Options that exclude each other: the first would silently win.
 EXCLUSIVE = (('regen', 'export'), ('compare', 'update'),
@@ -735,6 +744,9 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
                         f'{MUTATION_SEED}, the one the test command uses)')
     parser.add_argument('--list', action='store_true',
                         help='mutate: print the mutants, run nothing')
+    parser.add_argument('--ids', type=lambda text: text.split(','),
+                        metavar='ID,...',
+                        help='mutate: only these mutants (ids from --list)')
     return parser.parse_args(argv)
 
 
@@ -804,7 +816,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.command == 'mutate':
             return cmd_mutate(trees[0], args.functions, args.sample,
                               MUTATION_SEED if args.seed is None
-                              else args.seed, args.list)
+                              else args.seed, args.list, args.ids)
         if args.command == 'bench':
             return cmd_bench(trees[0], costs=args.kunitconfig_costs,
                              argv=argv)

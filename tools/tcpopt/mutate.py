@@ -12,7 +12,7 @@ parse them (tcp_input.c):
   bitwise      &  |  (binary), |=  &=
   constant     an integer literal +1 and -1
   twin         TCPOLEN_X and TCPOLEN_X_ALIGNED swapped
-  delete       an expression statement removed
+  delete       an expression statement or a bare return removed
   if-true      an if condition replaced by 1
   swap         two adjacent '*ptr++ = ...;' writes swapped
 
@@ -203,7 +203,11 @@ def statement_end(lines: Sequence[str], i: int, end: int) -> Optional[int]:
 
 
 def is_expression_statement(first: str) -> bool:
+    """An expression statement, or a bare 'return;': deleting one is how
+    a guard like 'if (opsize > length) return;' goes missing."""
     text = first.strip()
+    if text.startswith('return;'):
+        return True
     return not (DECLARATION.match(first) or text.startswith(
         ('return', 'break', 'continue', 'goto', 'if', 'else', 'for',
          'while', 'do', 'case', 'default', 'switch')))
@@ -318,6 +322,19 @@ def all_mutants(settings: Settings, tree: Path,
                              f'{", ".join(unknown)} (known: '
                              f'{", ".join(sorted(known))})')
     return out
+
+
+def select(mutants: List[Mutant], ids: Optional[Sequence[str]]
+           ) -> List[Mutant]:
+    """The mutants with these ids, or all; an unknown id is an error."""
+    if not ids:
+        return mutants
+    known = {m.ident: m for m in mutants}
+    unknown = [i for i in ids if i not in known]
+    if unknown:
+        raise UsageError(f'--ids: no such mutant {", ".join(unknown)} '
+                         '(./run.sh mutate --list shows them)')
+    return [known[i] for i in ids]
 
 
 def sample(mutants: List[Mutant], size: Optional[int],

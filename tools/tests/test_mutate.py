@@ -123,6 +123,31 @@ class GenerateTest(unittest.TestCase):
         self.assertEqual(mutate.generate('f.c', SOURCE, ['nope'], TWINS), [])
 
 
+class ReturnTest(unittest.TestCase):
+
+    def test_a_bare_return_is_deleted_a_valued_one_is_not(self):
+        source = ('static void tcp_parse_options(int length)\n{\n'
+                  '\tif (length > 2)\n\t\treturn;\n\treturn;\n}\n'
+                  'static int tcp_syn_options(void)\n{\n\treturn 0;\n}\n')
+        got = mutate.generate('f.c', source, ['tcp_parse_options',
+                                              'tcp_syn_options'], {})
+        deleted = [(m.function, m.line) for m in got if m.kind == 'delete']
+        self.assertEqual(deleted, [('tcp_parse_options', 4),
+                                   ('tcp_parse_options', 5)])
+
+
+class SelectTest(unittest.TestCase):
+
+    def test_ids_pick_mutants_and_an_unknown_one_is_a_usage_error(self):
+        mutants = mutate.generate('f.c', SOURCE, ['tcp_syn_options'], TWINS)
+        pick = [mutants[3].ident, mutants[0].ident]
+        self.assertEqual(mutate.select(mutants, pick),
+                         [mutants[3], mutants[0]])
+        self.assertEqual(mutate.select(mutants, None), mutants)
+        with self.assertRaisesRegex(UsageError, 'no such mutant nope'):
+            mutate.select(mutants, ['nope'])
+
+
 class ApplyTest(unittest.TestCase):
 
     def test_apply_writes_the_mutant_and_returns_the_original(self):
