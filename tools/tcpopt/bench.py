@@ -21,7 +21,6 @@ import shlex
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from contextlib import contextmanager
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional
 
 from . import accel, hotpath, kconfig_costs, ktap, perfreport, worktree
+from .errors import log as say
 from .expected import expected_cases
 from .kernel import interrupted_by, run_kunit
 from .report import judge
@@ -48,10 +48,6 @@ EDITED_SOURCE = 'tcp_options_test.c'
 EDIT_MARK = './run.sh bench: a throw-away edit, undone at its end'
 
 Runner = Callable[[List[str], Dict[str, str], Path], int]
-
-
-def say(message: str) -> None:
-    print(f'bench: {message}', file=sys.stderr, flush=True)
 
 
 def run_logged(argv: List[str], env: Dict[str, str], log: Path) -> int:

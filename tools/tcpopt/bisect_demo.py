@@ -18,8 +18,7 @@ from pathlib import Path
 
 from .errors import HarnessError
 from .settings import Settings
-from .worktree import (log, read_series, remove_tree, replace_dir,
-                       test_only_patches)
+from .worktree import ScratchTree, log, read_series, test_only_patches
 
 COMMITS = 12
 BAD_INDEX = 7
@@ -59,34 +58,32 @@ def commit_harmless(repo: Path, index: int) -> None:
 
 def build_history(settings: Settings) -> tuple[Path, str, str]:
     """The demo repository, its good base and the injected bad commit."""
-    repo = settings.tree_dir / 'bisect-demo' / 'linux'
-    staging = repo.with_name('linux.new')
-    remove_tree(staging)
-    log(f'building a {COMMITS}-commit history in {repo}')
-    staging.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run(['cp', '-a', '--reflink=auto', str(settings.pristine),
-                    str(staging)], check=True)
-    git(staging, 'init', '-q')
-    git(staging, 'add', '-f', '-A', '.')
-    git(staging, 'commit', '-q', '-m', f'{settings.package} (pristine)')
+    tree = ScratchTree(settings, settings.tree_dir / 'bisect-demo' / 'linux',
+                       base=settings.pristine)
+    log(f'building a {COMMITS}-commit history in {tree.src}')
+    repo = tree.renew()
+    # A git history from here on, made afresh by every run.
+    tree.mark_changed(f'the {COMMITS}-commit demo history')
+    git(repo, 'init', '-q')
+    git(repo, 'add', '-f', '-A', '.')
+    git(repo, 'commit', '-q', '-m', f'{settings.package} (pristine)')
     test_only = set(test_only_patches(settings.patch_dir))
     for patch in read_series(settings.patch_dir):
         if patch not in test_only:
-            git(staging, 'apply', str(patch))
-            git(staging, 'commit', '-q', '-a', '-m', patch.stem)
-    base = git(staging, 'rev-parse', 'HEAD')
+            git(repo, 'apply', str(patch))
+            git(repo, 'commit', '-q', '-a', '-m', patch.stem)
+    base = git(repo, 'rev-parse', 'HEAD')
     regression = sorted((settings.repo / 'kernel-patches' / 'regressions' /
                          settings.tree).glob('01-*.patch'))[0]
     injected = ''
     for index in range(1, COMMITS + 1):
         if index == BAD_INDEX:
-            git(staging, 'apply', str(regression))
-            git(staging, 'commit', '-q', '-a', '-m',
+            git(repo, 'apply', str(regression))
+            git(repo, 'commit', '-q', '-a', '-m',
                 'tcp: tidy tcp_options_write() (re-introduces 2.6.27 order)')
-            injected = git(staging, 'rev-parse', 'HEAD')
+            injected = git(repo, 'rev-parse', 'HEAD')
         else:
-            commit_harmless(staging, index)
-    replace_dir(staging, repo)
+            commit_harmless(repo, index)
     return repo, base, injected
 
 

@@ -24,18 +24,18 @@ import hashlib
 import os
 import shutil
 import subprocess
-import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional
 
 from . import ktap
-from .errors import HarnessError
+from .errors import HarnessError, set_program
+from .errors import log as say
 from .expected import case_names, expected_cases
 from .kernel import run_kunit
 from .report import judge
 from .settings import DEFAULT_SUITES, DEFAULT_TREE, TREES, Settings
-from .worktree import (apply_if_clean, apply_patch, fix_patches, locked,
-                       overlay_sources, test_only_patches)
+from .worktree import ScratchTree, fix_patches, locked, test_only_patches
 
 GOOD, BAD, SKIP = 0, 1, 125
 # Above 127: git bisect run aborts instead of taking a verdict.
@@ -49,46 +49,51 @@ class SetupError(Exception):
     """Nothing to do with the revision: stop the bisection."""
 
 
-def say(message: str) -> None:
-    print(f'bisect-layout: {message}', file=sys.stderr, flush=True)
-
-
 def git(*args: str, cwd: Path) -> str:
     return subprocess.run(['git', *args], cwd=cwd, capture_output=True,
                           text=True, check=True).stdout.strip()
 
 
-def private_checkout(settings: Settings, user_repo: Path) -> Path:
-    """<work>/bisect/<repo id>/src: a shared clone; build/ sits beside it."""
-    key = hashlib.sha256(str(user_repo).encode()).hexdigest()[:12]
-    src = settings.work_dir / 'bisect' / key / 'src'
-    if not (src / '.git').is_dir():
-        src.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run(['git', 'clone', '-q', '--shared', '--no-checkout',
-                        str(user_repo), str(src)], check=True)
-    return src
-
-
-def check_out(src: Path, revision: str) -> None:
-    """Only files that differ get new mtimes: make stays incremental."""
-    git('-c', 'advice.detachedHead=false', 'checkout', '-q', '-f',
-        '--detach', revision, cwd=src)
-    git('clean', '-q', '-f', '-d', '-x', cwd=src)
-
-
-def add_harness(settings: Settings, src: Path) -> None:
-    """The test-only patches, and the series' fixes where they apply: a
-    known bug the series fixes (docs/bugs.md) must not make every
-    revision that has it bad. A revision without the fixed code, or with
-    the fix already in, takes none.
+@dataclass
+class RevisionTree(ScratchTree):
+    """The ScratchTree of a bisection step: a `git clone --shared` of the
+    user's repository (@base) at @revision instead of a copy. A checkout
+    gives new mtimes only to files that differ: make stays incremental.
     """
-    kconfig = src / 'net' / 'ipv4' / 'Kconfig'
-    if 'TCP_OPTIONS_KUNIT_TEST' not in kconfig.read_text():
-        for patch in fix_patches(settings.patch_dir):
-            apply_if_clean(src, patch)
-        for patch in test_only_patches(settings.patch_dir):
-            apply_patch(src, patch, f'revision {git("rev-parse", "--short", "HEAD", cwd=src)}')
-    overlay_sources(settings, src)
+    revision: str = ''
+
+    def base_id(self) -> str:
+        return f'{self.base} at {self.revision}'
+
+    def fill(self) -> None:
+        if not (self.src / '.git').is_dir():
+            self.src.parent.mkdir(parents=True, exist_ok=True)
+            subprocess.run(['git', 'clone', '-q', '--shared', '--no-checkout',
+                            str(self.base), str(self.src)], check=True)
+        git('-c', 'advice.detachedHead=false', 'checkout', '-q', '-f',
+            '--detach', self.revision, cwd=self.src)
+        git('clean', '-q', '-f', '-d', '-x', cwd=self.src)
+
+
+def has_test_patches(user_repo: Path, revision: str) -> bool:
+    kconfig = git('show', f'{revision}:net/ipv4/Kconfig', cwd=user_repo)
+    return 'TCP_OPTIONS_KUNIT_TEST' in kconfig
+
+
+def step_tree(settings: Settings, user_repo: Path, revision: str,
+              key: str) -> RevisionTree:
+    """<work>/bisect/<repo id>/src at @revision with the test-only patches
+    and the series' fixes where they apply: a known bug the series fixes
+    (docs/bugs.md) must not make every revision that has it bad. A
+    revision without the fixed code, or with the fix already in, takes
+    none. build/ sits beside src/.
+    """
+    carries = has_test_patches(user_repo, revision)
+    return RevisionTree(
+        settings, settings.work_dir / 'bisect' / key / 'src', base=user_repo,
+        patches=[] if carries else test_only_patches(settings.patch_dir),
+        optional=[] if carries else fix_patches(settings.patch_dir),
+        overlay=True, revision=revision)
 
 
 def count_build() -> None:
@@ -136,10 +141,9 @@ def step(settings: Settings, user_repo: Path, suites: str) -> int:
     revision = git('rev-parse', 'HEAD', cwd=user_repo)
     key = hashlib.sha256(str(user_repo).encode()).hexdigest()[:12]
     with locked(settings, settings.work_dir / 'bisect' / key / '.lock'):
-        src = private_checkout(settings, user_repo)
-        check_out(src, revision)
+        tree = step_tree(settings, user_repo, revision, key)
         try:
-            add_harness(settings, src)
+            src = tree.ensure()
         except (HarnessError, OSError) as error:
             say(f'{error}: skip')
             return SKIP
@@ -181,6 +185,7 @@ def set_up(tree: str) -> tuple[Settings, Path]:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    set_program('bisect-layout')
     try:
         args = parse_args(argv)
     except SystemExit as done:

@@ -4,8 +4,9 @@ A scratch copy of the pristine tree gets the patches one at a time; after
 each one net/ipv4/tcp_output.o is built with the suite's .config and the
 test symbols off, then every object of net/ipv4/ with every test symbol
 that patch has added on; both must compile without warnings.
-The patches are reversed afterwards so the scratch tree rests pristine; a
-run interrupted half-way leaves a marker and the copy is made afresh.
+The patches are reversed afterwards so the scratch tree (a ScratchTree)
+rests pristine; a run interrupted half-way leaves its marker saying so,
+and the copy is made afresh.
 """
 
 from __future__ import annotations
@@ -19,9 +20,7 @@ from .bloat import OBJECT
 from .errors import HarnessError
 from .kernel import make, set_kconfig
 from .settings import TEST_KCONFIG, TEST_SYMBOLS, Settings
-from .worktree import STAMP, apply_patch, copy_tree, read_series
-
-DIRTY = '.tcpopt-patching'
+from .worktree import ScratchTree, apply_patch, files_touched, read_series
 
 
 @dataclass
@@ -34,14 +33,13 @@ class StepResult:
         return not self.problem
 
 
-def scratch_tree(settings: Settings) -> Path:
-    """A pristine copy whose patches have all been reversed."""
-    tree = settings.tree_dir / 'steps' / 'src'
-    stamp = (settings.pristine / STAMP).read_text()
-    fresh = (tree / STAMP).is_file() and (tree / STAMP).read_text() == stamp
-    if fresh and not (tree / DIRTY).exists():
-        return tree
-    return copy_tree(settings.pristine, tree)
+def scratch_tree(settings: Settings, patches: List[Path]) -> ScratchTree:
+    """A pristine copy whose patches have all been reversed. A fresh copy
+    has pristine mtimes, older than objects built with the patches on:
+    the files they touch are touched so that those objects rebuild."""
+    touched = sorted({f for p in patches for f in files_touched(p)})
+    return ScratchTree(settings, settings.tree_dir / 'steps' / 'src',
+                       base=settings.pristine, touch=touched)
 
 
 def build_step(settings: Settings, tree: Path, out: Path,
@@ -79,25 +77,26 @@ def check(settings: Settings) -> List[StepResult]:
     if not config.is_file():
         raise HarnessError(f'{config} is missing: run the KUnit step first')
     patches = read_series(settings.patch_dir)
-    tree = scratch_tree(settings)
+    scratch = scratch_tree(settings, patches)
+    scratch.ensure()
     for name in ('build', 'build-tests'):
         out = settings.tree_dir / 'steps' / name
         out.mkdir(parents=True, exist_ok=True)
         (out / '.config').write_bytes(config.read_bytes())
     what = f'{settings.package} (scratch copy)'
-    (tree / DIRTY).touch()
-    results = []
-    applied: List[Path] = []
-    for patch in patches:
-        try:
-            apply_patch(tree, patch, what)
-        except HarnessError as error:
-            results.append(StepResult(patch, str(error)))
-            break
-        applied.append(patch)
-        results.append(StepResult(patch, build_both(settings, tree)))
-    for patch in reversed(applied):
-        subprocess.run(['patch', '-p1', '-R', '-f', '-s', '-d', str(tree),
-                        '-i', str(patch)], check=True, capture_output=True)
-    (tree / DIRTY).unlink()
+    with scratch.trying('the series, one patch at a time') as tree:
+        results = []
+        applied: List[Path] = []
+        for patch in patches:
+            try:
+                apply_patch(tree, patch, what)
+            except HarnessError as error:
+                results.append(StepResult(patch, str(error)))
+                break
+            applied.append(patch)
+            results.append(StepResult(patch, build_both(settings, tree)))
+        for patch in reversed(applied):
+            subprocess.run(['patch', '-p1', '-R', '-f', '-s', '-d',
+                            str(tree), '-i', str(patch)], check=True,
+                           capture_output=True)
     return results

@@ -22,7 +22,7 @@ from typing import List, Optional
 from .errors import HarnessError
 from .kernel import make, set_kconfig
 from .settings import TEST_KCONFIG, Settings
-from .worktree import fix_patches, patched_copy
+from .worktree import ScratchTree, fix_patches
 
 OBJECT = 'net/ipv4/tcp_output.o'
 TOTAL = re.compile(r'^add/remove: (\d+)/(\d+) grow/shrink: (\d+)/(\d+) '
@@ -94,8 +94,8 @@ def baseline(settings: Settings) -> tuple[str, Path]:
     src = settings.bloat_dir / 'baseline-src'
     builds = [settings.bloat_dir / name / 'baseline'
               for name, _ in config_sources(settings)]
-    return 'baseline', patched_copy(settings, src, fixes,
-                                    'zero-delta baseline: fixes only', builds)
+    return 'baseline', ScratchTree(settings, src, base=settings.pristine,
+                                   patches=fixes, builds=builds).ensure()
 
 
 def text_section(obj: Path) -> Path:

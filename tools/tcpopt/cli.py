@@ -251,9 +251,11 @@ def mutate_run(settings: Settings, functions: Optional[List[str]],
                ids: Optional[List[str]] = None) -> tuple:
     """The chosen generated mutants, run (resuming), and their score."""
     worktree.prepare(settings)
-    tree = mutants.sync_scratch(settings)
+    tree = mutants.scratch(settings)
+    tree.ensure()
     build = mutants.mutant_dirs(settings)[1]
-    every = mutate.select(mutate.all_mutants(settings, tree, functions), ids)
+    every = mutate.select(mutate.all_mutants(settings, tree.src, functions),
+                          ids)
     chosen = mutate.sample(every, size, seed)
     equivalents = mutate.read_equivalents(mutate.equivalent_file(settings))
     results = mutate.run_all(settings, tree, build, chosen)

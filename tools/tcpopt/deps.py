@@ -5,10 +5,9 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from typing import Iterable, List
 
-from .errors import HarnessError
+from .errors import HarnessError, log
 
 # Everything a build, a QEMU run, the bloat check and checkpatch need.
 BASE_PACKAGES = [
@@ -51,7 +50,7 @@ def ensure_packages(packages: Iterable[str]) -> None:
     if os.geteuid() != 0 or not shutil.which('apt-get'):
         raise HarnessError(f'missing Debian packages: {names} (run as root '
                            f'with apt-get, or: sudo apt-get install {names})')
-    print(f'run.sh: installing {names}', file=sys.stderr, flush=True)
+    log(f'installing {names}')
     env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
     for cmd in (['apt-get', 'update', '-qq'],
                 ['apt-get', 'install', '-y', '-qq', '--no-install-recommends',

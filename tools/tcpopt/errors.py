@@ -1,9 +1,23 @@
-"""The one exception type the command line turns into a one-line error."""
+"""The one exception type the command line turns into a one-line error,
+and the one logger."""
 
 from __future__ import annotations
 
 import errno
+import sys
 from typing import Optional
+
+# Who speaks on stderr: run.sh, or tools/bisect-layout (set_program()).
+_PROGRAM = ['run.sh']
+
+
+def set_program(name: str) -> None:
+    _PROGRAM[0] = name
+
+
+def log(message: str) -> None:
+    """One line on stderr, prefixed with the program the user ran."""
+    print(f'{_PROGRAM[0]}: {message}', file=sys.stderr, flush=True)
 
 
 class HarnessError(Exception):

@@ -26,7 +26,6 @@ pristine tree's.
 
 from __future__ import annotations
 
-import json
 import re
 import statistics
 from collections import defaultdict
@@ -37,7 +36,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Tuple
 from .accel import Accel
 from .kernel import run_kunit
 from .settings import BENCH_SOURCE, BENCH_SUITE, OVERLAY_DIR, Settings
-from .worktree import (fix_patches, log, patched_copy, read_series,
+from .worktree import (ScratchTree, fix_patches, log, read_series,
                        test_only_patches)
 
 # Before the '#': a console timestamp, if printk adds one; after it, the
@@ -238,10 +237,10 @@ def side_patches(settings: Settings, side: str) -> List[Path]:
 
 
 def sync_tree(settings: Settings, side: str) -> Path:
-    """pristine/ plus this side's patches (worktree.patched_copy())."""
+    """pristine/ plus this side's patches (a worktree.ScratchTree)."""
     src, build = side_dirs(settings, side)
-    patched_copy(settings, src, side_patches(settings, side),
-                 f'{side} bench tree', builds=[build])
+    ScratchTree(settings, src, base=settings.pristine,
+                patches=side_patches(settings, side), builds=[build]).ensure()
     overlay_bench(settings, src)
     return src
 

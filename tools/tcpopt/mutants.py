@@ -20,10 +20,8 @@ from .expected import expected_cases
 from .kernel import run_kunit
 from .report import judge
 from .settings import DEFAULT_TREE, Settings
-from .worktree import (STATE, apply_patch, copy_tree, files_touched, log,
-                       overlay_sources)
-
-DIRTY = '.tcpopt-mutant-applied'
+from .worktree import (ScratchTree, apply_patch, files_touched, log,
+                       read_series)
 
 
 @dataclass
@@ -65,26 +63,20 @@ def mutant_dirs(settings: Settings) -> tuple[Path, Path]:
 MUTATED_FILES = ('net/ipv4/tcp_output.c', 'net/ipv4/tcp_input.c')
 
 
-def sync_scratch(settings: Settings) -> Path:
+def scratch(settings: Settings) -> ScratchTree:
     """A copy of src/ at the same series state, with no mutant applied.
 
     A fresh copy keeps src/'s modification times, older than the objects
     the last mutant left in the build dir: make would keep them, mutant
-    and all. The files mutants change are touched so that they rebuild.
+    and all. The files mutants and the series change are touched so that
+    they rebuild.
     """
     src, _ = mutant_dirs(settings)
-    want = (settings.source / STATE).read_text()
-    current = (src / STATE).read_text() if (src / STATE).is_file() else None
-    if current != want or (src / DIRTY).exists():
-        copy_tree(settings.source, src)
-        touched = set(MUTATED_FILES)
-        for patch in regressions(settings):
-            touched.update(files_touched(patch))
-        for name in sorted(touched):
-            if (src / name).is_file():
-                (src / name).touch()
-    overlay_sources(settings, src)
-    return src
+    touched = set(MUTATED_FILES)
+    for patch in regressions(settings) + read_series(settings.patch_dir):
+        touched.update(files_touched(patch))
+    return ScratchTree(settings, src, base=settings.source, overlay=True,
+                       touch=sorted(touched))
 
 
 def run_suites(settings: Settings, src: Path, build: Path,
@@ -101,21 +93,19 @@ def run_suites(settings: Settings, src: Path, build: Path,
     return ktap.read(log_file)
 
 
-def run_one(settings: Settings, src: Path, build: Path,
+def run_one(settings: Settings, tree: ScratchTree, build: Path,
             patch: Path) -> MutantResult:
     result = MutantResult(patch)
-    (src / DIRTY).touch()
-    try:
-        apply_patch(src, patch, f'{settings.package} + series')
-    except HarnessError as error:
-        (src / DIRTY).unlink()
-        result.error = str(error)
-        return result
-    output = build / f'{patch.stem}.out'
-    run = run_suites(settings, src, build, output)
-    subprocess.run(['patch', '-p1', '-R', '-f', '-s', '-d', str(src), '-i',
-                    str(patch)], check=True, capture_output=True)
-    (src / DIRTY).unlink()
+    with tree.trying(f'regression {patch.name}') as src:
+        try:
+            apply_patch(src, patch, f'{settings.package} + series')
+        except HarnessError as error:
+            result.error = str(error)
+            return result
+        output = build / f'{patch.stem}.out'
+        run = run_suites(settings, src, build, output)
+        subprocess.run(['patch', '-p1', '-R', '-f', '-s', '-d', str(src),
+                        '-i', str(patch)], check=True, capture_output=True)
     if run is None:
         result.error = f'did not build or boot; see {output}'
         return result
@@ -128,12 +118,13 @@ def run_one(settings: Settings, src: Path, build: Path,
 
 def run_all(settings: Settings,
             new_only: bool = False) -> List[MutantResult]:
-    src = sync_scratch(settings)
+    tree = scratch(settings)
+    tree.ensure()
     _, build = mutant_dirs(settings)
     results = []
     for patch in regressions(settings, new_only):
         log(f'mutant {patch.name}: building and running the suites')
-        results.append(run_one(settings, src, build, patch))
+        results.append(run_one(settings, tree, build, patch))
     return results
 
 

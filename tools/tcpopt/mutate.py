@@ -41,7 +41,7 @@ from .errors import HarnessError, UsageError
 from .expected import expected_cases
 from .report import judge
 from .settings import Settings
-from .worktree import log, write_atomic
+from .worktree import ScratchTree, log, write_atomic
 
 # The functions mutated, by file. Helpers they call in tcp_output.c are
 # listed too: what decides a layout or a size.
@@ -419,21 +419,20 @@ def apply(tree: Path, mutant: Mutant) -> str:
     return original
 
 
-def run_one(settings: Settings, tree: Path, build: Path,
+def run_one(settings: Settings, tree: ScratchTree, build: Path,
             mutant: Mutant) -> Result:
     # mutants.py owns the scratch tree; imported here, not at the top,
     # so that listing mutants needs no kernel tooling.
     from . import mutants
     started = time.monotonic()
-    original = apply(tree, mutant)
-    (tree / mutants.DIRTY).touch()
-    try:
-        run = mutants.run_suites(settings, tree, build,
-                                 build / f'mutate-{mutant.ident}.out',
-                                 timeout=MUTANT_TIMEOUT)
-    finally:
-        (tree / mutant.file).write_text(original)
-        (tree / mutants.DIRTY).unlink()
+    with tree.trying(f'mutant {mutant.ident}') as src:
+        original = apply(src, mutant)
+        try:
+            run = mutants.run_suites(settings, src, build,
+                                     build / f'mutate-{mutant.ident}.out',
+                                     timeout=MUTANT_TIMEOUT)
+        finally:
+            (src / mutant.file).write_text(original)
     seconds = round(time.monotonic() - started, 1)
     if run is None:         # kunit.py stopped before the kernel booted
         return Result('no-build', seconds=seconds)
@@ -444,10 +443,10 @@ def run_one(settings: Settings, tree: Path, build: Path,
     return Result('killed' if failing else 'survived', failing, seconds)
 
 
-def run_all(settings: Settings, tree: Path, build: Path,
+def run_all(settings: Settings, tree: ScratchTree, build: Path,
             chosen: List[Mutant]) -> Dict[str, Result]:
     """Every chosen mutant without a result yet; saved after each one."""
-    finger = fingerprint(settings, tree)
+    finger = fingerprint(settings, tree.src)
     results = load_results(settings, finger)
     todo = [m for m in chosen if m.ident not in results]
     if len(todo) < len(chosen):

@@ -5,6 +5,10 @@ Layout under <work dir>/<tree>/:
   src/       a copy of pristine/ with the series applied and kunit/ copied in
   build/     the KUnit build directory (O=)
 
+Every other tree the harness builds (mutants, bisectability steps, the
+zero-delta baseline, the bench's two sides, bisect-layout's checkout) is a
+ScratchTree: a base, patches, an overlay, with one marker file.
+
 Every step builds into a '.new' directory and renames it into place, so an
 interrupted or failed run leaves either the previous good tree or nothing.
 """
@@ -18,24 +22,20 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Optional
+from typing import Dict, Iterator, List, Optional, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 
-from .errors import HarnessError
+from .errors import HarnessError, log
 from .settings import OVERLAY_DIR, REPO, Settings
 
 STAMP = '.tcpopt-pristine'
-# What a scratch copy of pristine/ holds (patched_copy()).
-SCRATCH_MARK = '.tcpopt-scratch.json'
+# Beside a scratch tree's src: what it holds (ScratchTree).
+SCRATCH_SUFFIX = '.scratch.json'
 STATE = '.tcpopt-state.json'
 # Object directories under <tree>/, all made from one base tree.
 BUILD_DIRS = ('build*', 'bloat', 'steps', 'mutants', 'bench')
-
-
-def log(message: str) -> None:
-    print(f'run.sh: {message}', file=sys.stderr, flush=True)
 
 
 @contextmanager
@@ -192,27 +192,102 @@ def copy_tree(source: Path, target: Path) -> Path:
     return target
 
 
-def patched_copy(settings: Settings, src: Path, patches: List[Path],
-                 what: str, builds: Iterable[Path] = ()) -> Path:
-    """src = pristine/ plus @patches, copied afresh (and the @builds
-    built from it emptied: make would keep objects newer than their new
-    sources) only when the base or the patches changed since last time.
+def base_identity(base: Path) -> str:
+    """What a base tree holds: pristine/'s tarball stamp, or src/'s state
+    (its tarball and series)."""
+    for name in (STAMP, STATE):
+        if (base / name).is_file():
+            return (base / name).read_text()
+    raise HarnessError(f'{base} has no {STAMP} or {STATE}: run ./run.sh '
+                       'first to prepare it')
+
+
+@dataclass
+class ScratchTree:
+    """A throw-away kernel tree: a copy of @base, @patches on it (and
+    @optional ones where they apply cleanly), kunit/ overlaid if asked.
+
+    One marker, <src>.scratch.json beside it, records what src holds.
+    While a change is tried in it (trying()) the marker says so: a run
+    stopped half-way leaves that, and the next ensure() copies afresh.
+    The build directories made from src are the caller's; ensure() empties
+    @builds when it copies afresh (make would keep objects newer than
+    their new sources), and touches @touch, the files a trial changes, so
+    that their objects rebuild.
     """
-    want = {'base': tarball_identity(settings.tarball),
-            'patches': [[p.name, sha256(p)] for p in patches]}
-    try:
-        have: Optional[dict] = json.loads((src / SCRATCH_MARK).read_text())
-    except (OSError, ValueError):
-        have = None
-    if have == want:
-        return src
-    for build in builds:
-        remove_tree(build)
-    copy_tree(settings.pristine, src)
-    for patch in patches:
-        apply_patch(src, patch, f'{settings.package} ({what})')
-    write_atomic(src / SCRATCH_MARK, json.dumps(want, indent=1))
-    return src
+    settings: Settings
+    src: Path
+    base: Path
+    patches: Sequence[Path] = ()
+    optional: Sequence[Path] = ()
+    overlay: bool = False
+    touch: Sequence[str] = ()
+    builds: Sequence[Path] = ()
+
+    @property
+    def marker(self) -> Path:
+        return self.src.with_name(self.src.name + SCRATCH_SUFFIX)
+
+    def base_id(self) -> str:
+        return base_identity(self.base)
+
+    def identity(self) -> dict:
+        return {'base': self.base_id(),
+                'patches': [[p.name, sha256(p)] for p in self.patches],
+                'optional': [[p.name, sha256(p)] for p in self.optional]}
+
+    def recorded(self) -> Optional[dict]:
+        try:
+            return json.loads(self.marker.read_text())
+        except (OSError, ValueError):
+            return None
+
+    def _mark(self, state: dict) -> None:
+        self.marker.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(self.marker, json.dumps(state, indent=1))
+
+    def fill(self) -> None:
+        """Put the base into src."""
+        copy_tree(self.base, self.src)
+
+    def renew(self) -> Path:
+        want = self.identity()
+        self._mark(dict(want, trying='copying the base'))
+        for build in self.builds:
+            remove_tree(build)
+        self.fill()
+        what = f'{display(self.src)} ({kernel_version(self.src)})'
+        for patch in self.optional:
+            apply_if_clean(self.src, patch)
+        for patch in self.patches:
+            apply_patch(self.src, patch, what)
+        for name in self.touch:
+            if (self.src / name).is_file():
+                (self.src / name).touch()
+        self._mark(want)
+        return self.src
+
+    def ensure(self) -> Path:
+        """src as the fields describe it, copied afresh only if it is not."""
+        if self.recorded() != self.identity() or not self.src.is_dir():
+            self.renew()
+        if self.overlay:
+            overlay_sources(self.settings, self.src)
+        return self.src
+
+    def mark_changed(self, change: str) -> None:
+        """src no longer holds what the fields describe: the next
+        ensure() copies it afresh."""
+        self._mark(dict(self.recorded() or self.identity(), trying=change))
+
+    @contextmanager
+    def trying(self, change: str) -> Iterator[Path]:
+        """Change src for a while; the body undoes its change. If it
+        raises, the marker keeps @change and the next ensure() renews."""
+        state = self.recorded() or self.identity()
+        self.mark_changed(change)
+        yield self.src
+        self._mark(state)
 
 
 def ensure_pristine(settings: Settings) -> Path:

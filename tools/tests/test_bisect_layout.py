@@ -10,7 +10,9 @@ from pathlib import Path
 from unittest import mock
 
 from tcpopt import bisect_layout
+from tcpopt.errors import set_program
 from tcpopt.settings import REPO
+from tests.test_worktree import P1, P2, FakeTreeTestCase
 
 HELPER = REPO / 'tools' / 'bisect-layout'
 
@@ -23,6 +25,10 @@ def git(repo: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 class ExitCodeTest(unittest.TestCase):
+
+    def setUp(self) -> None:
+        # main() names the program for every later log line.
+        self.addCleanup(set_program, 'run.sh')
 
     def test_a_wrong_flag_aborts(self) -> None:
         self.assertEqual(bisect_layout.main(['--tree', '6.13']),
@@ -67,6 +73,62 @@ class GitBisectRunTest(unittest.TestCase):
         self.assertNotEqual(result.returncode, 0)
         self.assertNotIn('is the first bad commit', result.stdout)
         self.assertIn('bisect run', result.stdout + result.stderr)
+
+
+class StepTreeTest(FakeTreeTestCase):
+    """A step's tree: the user's revision, checked out in a private clone,
+    with the test-only patches on top; the user's tree is never touched."""
+
+    def setUp(self) -> None:
+        super().setUp()
+        self.write_series(P1, f'{P2}  # test-only')
+        self.user = self.root / 'linux'
+        (self.user / 'net/ipv4').mkdir(parents=True)
+        for name in ('Makefile', 'net/ipv4/tcp_output.c', 'net/ipv4/Kconfig'):
+            source = self.root / 'tarball-src/linux-source-9.9' / name
+            (self.user / name).write_bytes(source.read_bytes())
+        git(self.user, 'init', '-q')
+        self.commit('base')
+        self.first = git(self.user, 'rev-parse', 'HEAD').stdout.strip()
+        (self.user / 'net/ipv4/tcp_output.c').write_text(
+            (self.user / 'net/ipv4/tcp_output.c').read_text() + '/* 2 */\n')
+        self.commit('second')
+        self.second = git(self.user, 'rev-parse', 'HEAD').stdout.strip()
+
+    def commit(self, message: str) -> None:
+        git(self.user, 'add', '-A')
+        git(self.user, 'commit', '-q', '-m', message)
+
+    def src_at(self, revision: str) -> Path:
+        return bisect_layout.step_tree(self.settings, self.user, revision,
+                                       'key').ensure()
+
+    def test_the_revision_gets_the_test_only_patches_and_kunit(self) -> None:
+        src = self.src_at(self.first)
+        self.assertIn('FAKE_KUNIT_TEST',
+                      (src / 'net/ipv4/Kconfig').read_text())
+        self.assertNotIn('return 10;',
+                         (src / 'net/ipv4/tcp_output.c').read_text())
+        self.assertTrue((src / 'net/ipv4/fake_test.c').is_file())
+        self.assertEqual(git(self.user, 'status', '--porcelain').stdout, '')
+
+    def test_the_next_revision_changes_only_what_differs(self) -> None:
+        src = self.src_at(self.first)
+        makefile = (src / 'Makefile').stat().st_mtime_ns
+        src = self.src_at(self.second)
+        self.assertIn('/* 2 */', (src / 'net/ipv4/tcp_output.c').read_text())
+        self.assertEqual((src / 'Makefile').stat().st_mtime_ns, makefile)
+
+    def test_a_revision_that_carries_the_test_patches_takes_none(self) -> None:
+        kconfig = self.user / 'net/ipv4/Kconfig'
+        kconfig.write_text(kconfig.read_text() +
+                           'config TCP_OPTIONS_KUNIT_TEST\n')
+        self.commit('the series is in')
+        head = git(self.user, 'rev-parse', 'HEAD').stdout.strip()
+        tree = bisect_layout.step_tree(self.settings, self.user, head, 'key')
+        self.assertEqual(tree.patches, [])
+        self.assertNotIn('FAKE_KUNIT_TEST',
+                         (tree.ensure() / 'net/ipv4/Kconfig').read_text())
 
 
 if __name__ == '__main__':

@@ -63,7 +63,8 @@ class BisectableTest(FakeTreeTestCase):
                          TCP_OUTPUT)
         self.assertEqual((self.scratch / 'net/ipv4/Kconfig').read_text(),
                          KCONFIG)
-        self.assertFalse((self.scratch / bisectable.DIRTY).exists())
+        tree = bisectable.scratch_tree(self.settings, [])
+        self.assertNotIn('trying', tree.recorded())
 
     def test_scratch_tree_is_reused(self) -> None:
         self.check()
@@ -74,7 +75,7 @@ class BisectableTest(FakeTreeTestCase):
     def test_interrupted_run_makes_a_fresh_copy(self) -> None:
         self.check()
         inode = self.scratch.stat().st_ino
-        (self.scratch / bisectable.DIRTY).touch()
+        bisectable.scratch_tree(self.settings, []).mark_changed('stopped')
         self.check()
         self.assertNotEqual(self.scratch.stat().st_ino, inode)
 

@@ -246,7 +246,8 @@ class TreesTest(unittest.TestCase):
         self.assertFalse(build.exists())
         self.assertIn('tcp_output_again',
                       (src / 'net/ipv4/tcp_output.c').read_text())
-        mark = json.loads((src / worktree.SCRATCH_MARK).read_text())
+        mark = json.loads(src.with_name(
+            src.name + worktree.SCRATCH_SUFFIX).read_text())
         self.assertEqual([name for name, _ in mark['patches']],
                          ['0001-change.patch', '0002-hook.patch'])
 

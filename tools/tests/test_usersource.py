@@ -4,7 +4,6 @@ dir, never written; the series picked by its version."""
 from __future__ import annotations
 
 import hashlib
-import os
 import subprocess
 import tempfile
 import unittest

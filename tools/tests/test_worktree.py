@@ -417,6 +417,92 @@ class OverlayTest(FakeTreeTestCase):
                          [self.target / 'fake_test.c'])
 
 
+class ScratchTreeTest(FakeTreeTestCase):
+    """The one scratch-tree type: base, patches, overlay, one marker."""
+
+    def setUp(self) -> None:
+        super().setUp()
+        with redirect_stderr(self.stderr):
+            worktree.ensure_pristine(self.settings)
+        self.build = self.settings.tree_dir / 'scratch-build'
+
+    def tree(self, **fields: object) -> worktree.ScratchTree:
+        fields.setdefault('patches', [self.patch_dir / P1])
+        fields.setdefault('base', self.settings.pristine)
+        return worktree.ScratchTree(
+            self.settings, self.settings.tree_dir / 'scratch' / 'src',
+            builds=[self.build], **fields)
+
+    def ensure(self, tree: worktree.ScratchTree) -> Path:
+        with redirect_stderr(self.stderr):
+            return tree.ensure()
+
+    def test_copy_has_the_patches_and_one_marker_beside_it(self) -> None:
+        src = self.ensure(self.tree())
+        self.assertIn('return 10;', (src / 'net/ipv4/tcp_output.c').read_text())
+        self.assertEqual(sorted(p.name for p in src.parent.iterdir()),
+                         ['src', 'src' + worktree.SCRATCH_SUFFIX])
+        self.assertNotIn('trying', self.tree().recorded())
+
+    def test_an_unchanged_tree_is_not_copied_again(self) -> None:
+        src = self.ensure(self.tree())
+        inode = src.stat().st_ino
+        self.build.mkdir()
+        self.ensure(self.tree())
+        self.assertEqual(src.stat().st_ino, inode)
+        self.assertTrue(self.build.is_dir())
+
+    def test_other_patches_renew_src_and_empty_the_builds(self) -> None:
+        self.ensure(self.tree())
+        self.build.mkdir()
+        src = self.ensure(self.tree(patches=[self.patch_dir / P2]))
+        self.assertFalse(self.build.exists())
+        self.assertIn('return 1;', (src / 'net/ipv4/tcp_output.c').read_text())
+        self.assertIn('FAKE_KUNIT_TEST', (src / 'net/ipv4/Kconfig').read_text())
+
+    def test_a_trial_that_ends_leaves_the_tree_reusable(self) -> None:
+        tree = self.tree()
+        src = self.ensure(tree)
+        inode = src.stat().st_ino
+        with tree.trying('an edit'):
+            self.assertEqual(tree.recorded()['trying'], 'an edit')
+        self.ensure(self.tree())
+        self.assertEqual(src.stat().st_ino, inode)
+
+    def test_a_stopped_trial_makes_the_next_ensure_copy_afresh(self) -> None:
+        tree = self.tree()
+        src = self.ensure(tree)
+        with self.assertRaises(KeyboardInterrupt):
+            with tree.trying('an edit'):
+                (src / 'net/ipv4/tcp_output.c').write_text('half done\n')
+                raise KeyboardInterrupt
+        src = self.ensure(self.tree())
+        self.assertIn('return 10;', (src / 'net/ipv4/tcp_output.c').read_text())
+        self.assertNotIn('trying', self.tree().recorded())
+
+    def test_touched_files_are_newer_than_the_base(self) -> None:
+        src = self.ensure(self.tree(patches=[], touch=['net/ipv4/Kconfig']))
+        base = self.settings.pristine / 'net/ipv4/Kconfig'
+        self.assertGreater((src / 'net/ipv4/Kconfig').stat().st_mtime_ns,
+                           base.stat().st_mtime_ns)
+
+    def test_optional_patches_apply_only_where_clean(self) -> None:
+        src = self.ensure(self.tree(optional=[self.patch_dir / BAD,
+                                              self.patch_dir / P2]))
+        self.assertIn('FAKE_KUNIT_TEST', (src / 'net/ipv4/Kconfig').read_text())
+        self.assertIn('return 10;', (src / 'net/ipv4/tcp_output.c').read_text())
+
+    def test_overlay_copies_kunit_sources_in(self) -> None:
+        src = self.ensure(self.tree(overlay=True))
+        self.assertTrue((src / OVERLAY_DIR / 'fake_test.c').is_file())
+
+    def test_a_base_without_a_record_is_refused(self) -> None:
+        bare = self.root / 'bare'
+        bare.mkdir()
+        with self.assertRaisesRegex(HarnessError, 'run ./run.sh first'):
+            self.ensure(self.tree(base=bare))
+
+
 class LockTest(FakeTreeTestCase):
 
     def test_locked_creates_the_lock_file(self) -> None:
@@ -588,3 +674,22 @@ class DocsTest(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+class OneScratchSchemeTest(unittest.TestCase):
+    """The modules that build throw-away kernel trees do it through
+    ScratchTree: no marker file, copy or swap of their own."""
+
+    USERS = ('mutants', 'mutate', 'bisectable', 'bisect_demo',
+             'bisect_layout', 'hotpath', 'bloat')
+    OWN_SCHEME = ('.tcpopt-', 'copy_tree(', 'replace_dir(', 'copy_into(',
+                  "'cp'", 'DIRTY')
+
+    def test_no_scratch_scheme_outside_worktree(self) -> None:
+        package = Path(worktree.__file__).parent
+        for name in self.USERS:
+            text = (package / f'{name}.py').read_text()
+            with self.subTest(module=name):
+                self.assertIn('ScratchTree', text)
+                for token in self.OWN_SCHEME:
+                    self.assertNotIn(token, text)
