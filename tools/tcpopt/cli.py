@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
+import os
 import sys
 import time
 import unittest
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, List, Optional
+from typing import IO, Callable, Iterator, List, NoReturn, Optional
 
 from . import (bisect_demo, bisectable, bloat, checkpatch, compare, deps,
                dissect, kconfig_matrix, kernel, ktap, layouts, mutants, mutate,
@@ -17,7 +20,8 @@ from . import (bisect_demo, bisectable, bloat, checkpatch, compare, deps,
 from . import backports, bench, capture
 from .errors import HarnessError, UsageError, no_space
 from .expected import expected_cases
-from .report import Verdict, failure_details, judge, layout_table, summary
+from .report import (Verdict, as_json, failure_details, judge, layout_table,
+                     raw_lines, summary)
 from .settings import (BACKPORTED, DEFAULT_TREE, HEAVY_STEPS,
                        MUTATION_SAMPLE, MUTATION_SEED, REPO, TEST_TREES,
                        TREES, Settings)
@@ -44,7 +48,15 @@ def heading(text: str) -> None:
     print(f'\n== {text}', flush=True)
 
 
-def kunit_step(settings: Settings, inject: Optional[List[Path]] = None
+@dataclass
+class Output:
+    """run and parse: --json (a file, or 'stdout') and --raw_output."""
+    json: Optional[str] = None
+    raw: Optional[str] = None
+
+
+def kunit_step(settings: Settings, inject: Optional[List[Path]] = None,
+               raw: Optional[str] = None
                ) -> tuple[Verdict, Optional[ktap.Run]]:
     """Prepare the tree (plus any injected patches), build, boot, and
     report every case; the run, None without a log, is the one reading
@@ -53,23 +65,66 @@ def kunit_step(settings: Settings, inject: Optional[List[Path]] = None
     version = worktree.kernel_version(source)
     print(f'tree: {settings.label} {version} in {source}', flush=True)
     status, log = build_and_boot(settings, source)
-    expected = expected_cases(settings.kunit_dir)
+    # --filter leaves cases out on purpose; KTAP's plan still shows a
+    # kernel that stopped early.
+    expected = [] if settings.filter_glob else \
+        expected_cases(settings.kunit_dir)
     if not log.is_file():
         print(f'kunit.py exited with status {status} before the kernel ran; '
               'its output above says why')
         return Verdict(missing=expected, crashed=True), None
     run = ktap.read(log)
     verdict = judge(run, expected)
-    print()
-    print(layout_table(run.cases))
-    details = failure_details(run.cases)
-    if details:
-        print('\n' + details)
-    print('\n' + summary(verdict, run), flush=True)
+    show_run(run, verdict, raw)
     if status and verdict.ok:
         print(f'kunit.py exited with status {status}')
         verdict.crashed = True
     return verdict, run
+
+
+def show_run(run: ktap.Run, verdict: Verdict, raw: Optional[str]) -> None:
+    """The layout table and failures, or the raw console; the summary."""
+    print()
+    if raw:
+        assert run.log is not None
+        print('\n'.join(raw_lines(run.log, raw)))
+    else:
+        print(layout_table(run.cases))
+        details = failure_details(run.cases)
+        if details:
+            print('\n' + details)
+    print('\n' + summary(verdict, run), flush=True)
+
+
+def write_json(target: Optional[str], document: dict,
+               stdout: Optional[IO] = None) -> None:
+    if not target:
+        return
+    text = json.dumps(document, indent=1) + '\n'
+    if target == 'stdout':
+        (stdout or sys.stdout).write(text)
+        (stdout or sys.stdout).flush()
+    else:
+        worktree.write_atomic(Path(target), text)
+
+
+@contextmanager
+def json_channel(output: Output) -> Iterator[Optional[IO]]:
+    """With --json to stdout, stdout carries the JSON alone: everything
+    else, kunit.py and make included, goes to stderr meanwhile."""
+    if output.json != 'stdout':
+        yield None
+        return
+    sys.stdout.flush()
+    saved = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        with os.fdopen(os.dup(saved), 'w') as channel:
+            yield channel
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def build_and_boot(settings: Settings, source: Path) -> tuple[int, Path]:
@@ -406,13 +461,14 @@ def cmd_capture(settings: Settings) -> int:
     return 0 if verdict.ok and captured else 1
 
 
-def cmd_layouts(settings: Settings, update: bool = False,
+def cmd_layouts(settings: Settings, update: bool = False, png: bool = False,
                 inject: Optional[List[Path]] = None) -> int:
     with worktree.locked(settings):
         verdict, run = kunit_step(settings, inject)
         if update:
             written = layouts.write_layouts(need(settings, run),
-                                            settings.tree, layouts.DOCS_DIR)
+                                            settings.tree, layouts.DOCS_DIR,
+                                            png=png)
             print(f'wrote {len(written)} files under {layouts.DOCS_DIR}')
             return 0 if verdict.ok else 1
         tally = Tally()
@@ -442,10 +498,12 @@ def cmd_compare(trees: List[Settings]) -> int:
 
 
 def sanitize_step(settings: Settings, tally: Tally,
-                  inject: Optional[List[Path]] = None) -> bool:
+                  inject: Optional[List[Path]] = None,
+                  raw: Optional[str] = None
+                  ) -> tuple[bool, Verdict, Optional[ktap.Run]]:
     """The suites under KASAN, UBSAN and KFENCE: any report fails, even
     in a case KUnit calls passed."""
-    verdict, run = kunit_step(settings, inject)
+    verdict, run = kunit_step(settings, inject, raw)
     log = settings.build_dir / 'test.log'
     reports = run.sanitizer if run else []
     for report in reports:
@@ -456,16 +514,38 @@ def sanitize_step(settings: Settings, tally: Tally,
           f'{worktree.display(log)}', flush=True)
     tally.add(verdict.ok)
     tally.add(not reports)
-    return ok
+    return ok, verdict, run
 
 
-def cmd_run(settings: Settings,
-            inject: Optional[List[Path]] = None) -> int:
-    with worktree.locked(settings):
+def cmd_run(settings: Settings, inject: Optional[List[Path]] = None,
+            output: Output = Output()) -> int:
+    with worktree.locked(settings), json_channel(output) as channel:
         if settings.sanitize:
-            return 0 if sanitize_step(settings, Tally(), inject) else 1
-        verdict, _ = kunit_step(settings, inject)
-    return 0 if verdict.ok else 1
+            ok, verdict, run = sanitize_step(settings, Tally(), inject,
+                                             output.raw)
+        else:
+            verdict, run = kunit_step(settings, inject, output.raw)
+            ok = verdict.ok
+        write_json(output.json, as_json(settings.tree, verdict, run),
+                   channel)
+    return EXIT_OK if ok else EXIT_FAILED
+
+
+def cmd_parse(settings: Settings, log: Optional[Path],
+              output: Output = Output()) -> int:
+    """kunit.py parse: an existing log, judged against kunit/'s cases."""
+    log = log or settings.build_dir / 'test.log'
+    if not log.is_file():
+        raise UsageError(f'{log}: no such KUnit log (run ./run.sh first, or '
+                         'name one)')
+    with json_channel(output) as channel:
+        run = ktap.read(log)
+        verdict = judge(run, expected_cases(settings.kunit_dir))
+        print(f'log: {worktree.display(log)}')
+        show_run(run, verdict, output.raw)
+        write_json(output.json, as_json(settings.tree, verdict, run),
+                   channel)
+    return EXIT_OK if verdict.ok else EXIT_FAILED
 
 
 def bisect_demo_step(settings: Settings, tally: Tally) -> bool:
@@ -591,6 +671,7 @@ def cmd_bench(settings: Settings, costs: bool = False,
 
 
 COMMANDS = {'run': cmd_run, 'test': cmd_test, 'mutants': cmd_mutants,
+            'parse': cmd_parse,
             'mutate': cmd_mutate,
             'bisect-demo': cmd_bisect_demo, 'layouts': cmd_layouts,
             'capture': cmd_capture, 'bench': cmd_bench, 'series': cmd_series,
@@ -627,129 +708,264 @@ def test_help() -> str:
     return '\n'.join(lines)
 
 
-# The commands each option applies to: with any other, it is an error
-# rather than silently ignored. --tree applies to every command.
-OPTION_COMMANDS = {
-    'quick': ('test',), 'sanitize': ('run',), 'inject': ('run', 'layouts'),
-    'compare': ('layouts',), 'update': ('layouts',),
-    'kunitconfig_costs': ('bench',), 'regen': ('series',),
-    'export': ('series',), 'source': ('run',),
-    'functions': ('mutate',), 'sample': ('mutate',), 'seed': ('mutate',),
-    'list': ('mutate',), 'ids': ('mutate',),
-}
 # Options that exclude each other: the first would silently win.
 EXCLUSIVE = (('regen', 'export'), ('compare', 'update'),
              ('compare', 'inject'), ('compare', 'tree'), ('source', 'tree'))
+# Exit status, as kunit.py's.
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_HELP = (f'exit status, as kunit.py\'s: {EXIT_OK} every check passed, '
+             f'{EXIT_FAILED} a test or check failed (or the harness could '
+             f'not run it), {EXIT_USAGE} a usage error; 130 interrupted.')
+# kunit.py's own spellings (underscores) where it has the concept.
+KUNIT_SPELLINGS = ('build_dir', 'raw_output')
+# The options that take a value: a command name after one is that value.
+TAKES_VALUE = ('--tree', '--inject', '--source', '--filter', '--build_dir',
+               '--timeout', '--jobs', '--export', '--functions', '--sample',
+               '--seed', '--ids', '--json', '--raw_output', '--compare')
 
 
 def flag(dest: str) -> str:
+    if dest in KUNIT_SPELLINGS:
+        return '--' + dest
     return '--' + dest.replace('_', '-')
 
 
-def usage_problem(args: argparse.Namespace) -> Optional[str]:
-    """Why these options do not fit together or the command; None if
-    they do."""
-    if args.tree and len(args.tree) > 1:
-        return f'--tree given {len(args.tree)} times ' \
-            f'({", ".join(args.tree)}): name one tree'
-    for dest, commands in OPTION_COMMANDS.items():
-        if getattr(args, dest) and args.command not in commands:
-            return f'{flag(dest)} only applies to ' + \
-                ' and '.join(f'./run.sh {name}' for name in commands)
-    for first, second in EXCLUSIVE:
-        if getattr(args, first) and getattr(args, second):
-            return f'{args.command}: give {flag(first)} or ' \
-                f'{flag(second)}, not both'
-    if args.compare and (not 2 <= len(args.compare) <= 3 or
-                         args.compare != sorted(set(args.compare),
-                                                key=tree_order)):
-        return '--compare takes 2 or 3 different trees, oldest first'
-    return None
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is a UsageError: one line, exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
 
 
-def parse_args(argv: List[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog='run.sh', epilog=test_help(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description='Build the TCP option KUnit suites on a Debian kernel '
-        'tree and run them under QEMU.')
+def add_tree_opts(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--tree', choices=sorted(TREES, key=tree_order),
                         action='append',
                         help=f'kernel tree (default {DEFAULT_TREE}; the test '
                         'command runs every tree unless one is named)')
-    parser.add_argument('command', nargs='?', default='run',
-                        choices=sorted(COMMANDS),
-                        help='run: build, run the suites and print the layout '
-                        'table (default); test: the test command, its steps '
-                        'listed below; mutants: the '
-                        'kill matrix of kernel-patches/regressions/; '
-                        'bisect-demo: git bisect run tools/bisect-layout on a '
-                        'synthetic history; layouts: check docs/layouts/ '
-                        'against this run (--update rewrites it); '
-                        'capture: run the suites, write the tcp_opt_live '
-                        'packets to <work dir>/<tree>/capture/live.pcap and '
-                        'check it with tshark; bench: time the developer loop '
-                        '(cold, warm, edits, QEMU boots) and the hot path, '
-                        'write <work dir>/bench/performance.md; series: '
-                        'check that '
-                        'kernel-patches/<tree> matches kunit/ (--regen '
-                        'rewrites it, --export DIR writes it for posting); '
-                        'kconfig: the Kconfig matrix; plain: export, git am '
-                        'and plain kunit.py, as a reviewer would; mutate: '
-                        'generated mutants of the option code, run (resuming '
-                        'where a run stopped) and scored; the full run '
-                        'writes docs/mutation/<tree>.md')
-    parser.add_argument('--quick', action='store_true',
-                        help='test: skip the bisect demonstration and the '
-                        'sanitizer build')
-    parser.add_argument('--sanitize', action='store_true',
-                        help='run: build with KASAN, UBSAN and KFENCE in a '
-                        'separate build dir; any sanitizer report fails')
+
+
+def add_build_opts(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--jobs', type=positive, metavar='N',
+                        help='make -jN (default: one per CPU)')
+
+
+def add_exec_opts(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--timeout', type=positive, metavar='SECONDS',
+                        help='how long the kernel may run in QEMU (default '
+                        f'{kernel.DEFAULT_TIMEOUT}, or $TCPOPT_KUNIT_TIMEOUT)')
+
+
+def add_output_opts(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--json', nargs='?', const='stdout', metavar='FILE',
+                        help='the verdict and the layout table as JSON, to '
+                        'FILE or (without one) to stdout; everything else '
+                        'then goes to stderr')
+    parser.add_argument('--raw_output', nargs='?', const='all',
+                        choices=('all', 'kunit'),
+                        help='print the kernel\'s console output (all, the '
+                        'default) or its KTAP part (kunit) instead of the '
+                        'layout table')
+
+
+def add_inject_opt(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--inject', action='append', type=Path,
                         metavar='PATCH',
-                        help='run, layouts: apply PATCH on top of the series '
-                        'for this run only (a fault to show the suites catch '
-                        'it); the next run without it rebuilds the clean '
-                        'tree')
-    parser.add_argument('--compare', nargs='+', metavar='TREE',
-                        choices=sorted(TREES, key=tree_order),
-                        help='layouts: side-by-side table of the cases that '
-                        'differ between two or three trees, oldest first, '
-                        'with the reason')
+                        help='apply PATCH on top of the series for this run '
+                        'only (a fault to show the suites catch it); the '
+                        'next run without it rebuilds the clean tree')
+
+
+def add_run_opts(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--sanitize', action='store_true',
+                        help='build with KASAN, UBSAN and KFENCE in a '
+                        'separate build dir; any sanitizer report fails')
+    add_inject_opt(parser)
     parser.add_argument('--source', type=Path, metavar='DIR',
-                        help='run: the suites on your own kernel tree or git '
+                        help='the suites on your own kernel tree or git '
                         'checkout (6.1 or later), with the series of the '
                         'nearest supported tree; DIR is only read, its copy '
                         'and warm build live in the work dir')
+    parser.add_argument('--filter', metavar='GLOB', dest='filter_glob',
+                        help='only the suites (and cases) matching GLOB, '
+                        'kunit.py\'s filter_glob: suite_glob[.test_glob]; '
+                        'cases it leaves out are not due')
+    parser.add_argument('--build_dir', type=Path, metavar='DIR',
+                        help='kunit.py --build_dir (default <work '
+                        'dir>/<tree>/build)')
+
+
+def add_layouts_opts(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--update', action='store_true',
-                        help='layouts: rewrite docs/layouts/<tree>.md and '
-                        'its pictures from this run')
-    parser.add_argument('--kunitconfig-costs', action='store_true',
-                        help='bench: also build without each .kunitconfig '
-                        'option and report what it costs')
-    parser.add_argument('--regen', action='store_true',
-                        help='series: rewrite the test files in '
-                        'kernel-patches/<tree> from kunit/')
-    parser.add_argument('--export', type=Path, metavar='DIR',
-                        help='series: write the series for posting to DIR '
-                        '(git format-patch, [PATCH net-next n/m], signed '
-                        'with your git user.name and user.email), then run '
-                        'checkpatch.pl --strict and get_maintainer.pl')
+                        help='rewrite docs/layouts/<tree>.md and its '
+                        'pictures from this run')
+    parser.add_argument('--png', action='store_true',
+                        help='with --update: PNGs too, if rsvg-convert '
+                        '(librsvg2-bin) is installed')
+    parser.add_argument('--compare', nargs='+', metavar='TREE',
+                        choices=sorted(TREES, key=tree_order),
+                        help='side-by-side table of the cases that differ '
+                        'between two or three trees, oldest first, with the '
+                        'reason')
+    add_inject_opt(parser)
+
+
+def add_mutate_opts(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--functions', type=lambda text: text.split(','),
                         metavar='F,...',
-                        help='mutate: only these functions (default: all '
-                        'the targets in tools/tcpopt/mutate.py)')
+                        help='only these functions (default: all the '
+                        'targets in tools/tcpopt/mutate.py)')
     parser.add_argument('--sample', type=positive, metavar='N',
-                        help='mutate: N mutants picked with --seed')
+                        help='N mutants picked with --seed')
     parser.add_argument('--seed', type=int, metavar='S',
-                        help=f'mutate: the sample\'s seed (default '
-                        f'{MUTATION_SEED}, the one the test command uses)')
+                        help=f'the sample\'s seed (default {MUTATION_SEED}, '
+                        'the one the test command uses)')
     parser.add_argument('--list', action='store_true',
-                        help='mutate: print the mutants, run nothing')
+                        help='print the mutants, run nothing')
     parser.add_argument('--ids', type=lambda text: text.split(','),
                         metavar='ID,...',
-                        help='mutate: only these mutants (ids from --list)')
-    return parser.parse_args(argv)
+                        help='only these mutants (ids from --list)')
+
+
+def add_series_opts(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--regen', action='store_true',
+                        help='rewrite the test files in kernel-patches/<tree> '
+                        'from kunit/')
+    parser.add_argument('--export', type=Path, metavar='DIR',
+                        help='write the series for posting to DIR (git '
+                        'format-patch, [PATCH net-next n/m], signed with '
+                        'your git user.name and user.email), then run '
+                        'checkpatch.pl --strict and get_maintainer.pl')
+
+
+def add_test_opts(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--quick', action='store_true',
+                        help='skip the bisect demonstration and the '
+                        'sanitizer build')
+
+
+def add_parse_opts(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('log', nargs='?', type=Path, metavar='LOG',
+                        help='a KUnit console log (default: the last run\'s '
+                        '<work dir>/<tree>/build/test.log)')
+
+
+def add_bench_opts(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--kunitconfig-costs', action='store_true',
+                        help='also build without each .kunitconfig option '
+                        'and report what it costs')
+
+
+# command: (what it does, its option groups). Every command takes --tree.
+SUBCOMMANDS = {
+    'run': ('build, run the suites in QEMU and print the layout table (the '
+            'default command)',
+            (add_run_opts, add_build_opts, add_exec_opts, add_output_opts)),
+    'test': ('the test command (what .ci/run calls)',
+             (add_test_opts, add_build_opts, add_exec_opts)),
+    'parse': ('read an existing KUnit log and print its verdict and layout '
+              'table, as kunit.py parse', (add_parse_opts, add_output_opts)),
+    'layouts': ('check docs/layouts/<tree>.md against this run',
+                (add_layouts_opts, add_build_opts, add_exec_opts)),
+    'capture': ('run the suites, write the tcp_opt_live packets to <work '
+                'dir>/<tree>/capture/live.pcap and check it with tshark',
+                (add_build_opts, add_exec_opts)),
+    'mutants': ('the kill matrix of kernel-patches/regressions/',
+                (add_build_opts, add_exec_opts)),
+    'mutate': ('generated mutants of the option code, run (resuming where a '
+               'run stopped) and scored; the full run writes '
+               'docs/mutation/<tree>.md', (add_mutate_opts, add_build_opts)),
+    'bisect-demo': ('git bisect run tools/bisect-layout on a synthetic '
+                    'history', ()),
+    'bench': ('time the developer loop (cold, warm, edits, QEMU boots) and '
+              'the hot path; writes <work dir>/bench/performance.md',
+              (add_bench_opts,)),
+    'series': ('check that kernel-patches/<tree> matches kunit/',
+               (add_series_opts,)),
+    'kconfig': ('the Kconfig matrix', (add_build_opts,)),
+    'plain': ('export, git am and plain kunit.py, as a reviewer would', ()),
+}
+
+
+def build_parser() -> Parser:
+    parser = Parser(
+        prog='run.sh', epilog=EXIT_HELP,
+        description='Build the TCP option KUnit suites on a Debian kernel '
+        'tree and run them under QEMU. Without a command: run. '
+        '"./run.sh COMMAND --help" lists a command\'s options.')
+    commands = parser.add_subparsers(dest='command', metavar='COMMAND',
+                                     parser_class=Parser)
+    for name, (text, groups) in SUBCOMMANDS.items():
+        epilog = (test_help() + '\n\n' if name == 'test' else '') + EXIT_HELP
+        sub = commands.add_parser(
+            name, help=text, description=text, epilog=epilog,
+            formatter_class=argparse.RawDescriptionHelpFormatter)
+        add_tree_opts(sub)
+        for group in groups:
+            group(sub)
+    return parser
+
+
+def commands_taking(option: str) -> List[str]:
+    """The commands that take @option, e.g. '--quick'."""
+    found = []
+    for name, (_, groups) in SUBCOMMANDS.items():
+        probe = argparse.ArgumentParser(add_help=False)
+        for group in groups:
+            group(probe)
+        if option in probe._option_string_actions:
+            found.append(name)
+    return found
+
+
+def with_command_first(argv: List[str]) -> List[str]:
+    """kunit.py wants the command first; run.sh also takes it after the
+    options ('./run.sh --tree 6.12 test') and defaults to run."""
+    if argv[:1] in (['-h'], ['--help']):
+        return argv
+    for index, arg in enumerate(argv):
+        if arg in SUBCOMMANDS and (index == 0 or
+                                   argv[index - 1] not in TAKES_VALUE):
+            return [arg] + argv[:index] + argv[index + 1:]
+    return ['run'] + argv
+
+
+def usage_problem(args: argparse.Namespace) -> Optional[str]:
+    """Why these options do not fit together; None if they do."""
+    if args.tree and len(args.tree) > 1:
+        return f'--tree given {len(args.tree)} times ' \
+            f'({", ".join(args.tree)}): name one tree'
+    for first, second in EXCLUSIVE:
+        if getattr(args, first, None) and getattr(args, second, None):
+            return f'{args.command}: give {flag(first)} or ' \
+                f'{flag(second)}, not both'
+    compare = getattr(args, 'compare', None)
+    if compare and (not 2 <= len(compare) <= 3 or
+                    compare != sorted(set(compare), key=tree_order)):
+        return '--compare takes 2 or 3 different trees, oldest first'
+    if getattr(args, 'png', False) and not args.update:
+        return '--png only goes with --update'
+    return None
+
+
+def parse_args(argv: List[str]) -> argparse.Namespace:
+    """The command and its options, or a UsageError: an option the
+    command does not take names the commands that do."""
+    args, extra = build_parser().parse_known_args(with_command_first(argv))
+    if extra:
+        option = extra[0].split('=', 1)[0]
+        takers = commands_taking(option) if option.startswith('-') else []
+        if takers:
+            raise UsageError(f'{option} only applies to ' + ' and '.join(
+                f'./run.sh {name}' for name in takers))
+        if not option.startswith('-'):
+            raise UsageError(f'{args.command}: unexpected {extra[0]!r} '
+                             f'(commands: {", ".join(SUBCOMMANDS)})')
+        raise UsageError(f'{args.command}: unrecognized arguments: '
+                         f'{" ".join(extra)}')
+    problem = usage_problem(args)
+    if problem:
+        raise UsageError(problem)
+    return args
 
 
 def positive(text: str) -> int:
@@ -785,55 +1001,84 @@ def install(trees: List[Settings]) -> None:
             backports.ensure(settings.work_dir, settings.tree)
 
 
+def tree_settings(args: argparse.Namespace) -> List[Settings]:
+    """The trees the command runs on, with its --build_dir and --filter."""
+    # The test command covers every tree unless one is named.
+    names = args.tree or \
+        (list(TEST_TREES) if args.command == 'test' else [DEFAULT_TREE])
+    sanitize = getattr(args, 'sanitize', False)
+    source = getattr(args, 'source', None)
+    trees = [source_settings(source, sanitize)] if source else \
+        [Settings.create(name, sanitize=sanitize) for name in names]
+    build_dir = getattr(args, 'build_dir', None)
+    return [dataclasses.replace(
+        settings, filter_glob=getattr(args, 'filter_glob', None),
+        build_override=build_dir and build_dir.expanduser().resolve())
+        for settings in trees]
+
+
+def export_build_options(args: argparse.Namespace) -> None:
+    """--jobs and --timeout reach every build and boot, run.sh's children
+    (the bench's) included, through the variables the harness reads."""
+    if getattr(args, 'jobs', None):
+        os.environ['TCPOPT_JOBS'] = str(args.jobs)
+    if getattr(args, 'timeout', None):
+        os.environ['TCPOPT_KUNIT_TIMEOUT'] = str(args.timeout)
+
+
+def dispatch(args: argparse.Namespace, argv: List[str]) -> int:
+    trees = tree_settings(args)
+    output = Output(getattr(args, 'json', None),
+                    getattr(args, 'raw_output', None))
+    if args.command == 'parse':
+        return cmd_parse(trees[0], args.log, output)
+    install(trees)
+    if args.command == 'test':
+        return cmd_test(trees, quick=args.quick)
+    if args.command == 'layouts' and args.compare:
+        compared = [Settings.create(name) for name in args.compare]
+        install(compared)
+        return cmd_compare(compared)
+    if args.command == 'layouts':
+        return cmd_layouts(trees[0], update=args.update, png=args.png,
+                           inject=_existing(args.inject))
+    if args.command == 'run':
+        return cmd_run(trees[0], _existing(args.inject), output)
+    if args.command == 'series':
+        action = 'regen' if args.regen else \
+            'export' if args.export else 'check'
+        return cmd_series(trees[0], action, args.export and
+                          args.export.expanduser().resolve())
+    if args.command == 'mutate':
+        return cmd_mutate(trees[0], args.functions, args.sample,
+                          MUTATION_SEED if args.seed is None
+                          else args.seed, args.list, args.ids)
+    if args.command == 'bench':
+        return cmd_bench(trees[0], costs=args.kunitconfig_costs, argv=argv)
+    return COMMANDS[args.command](trees[0])
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    args = parse_args(argv)
     try:
-        problem = usage_problem(args)
-        if problem:
-            raise UsageError(problem)
-        # The test command covers every tree unless one is named.
-        names = args.tree or \
-            (list(TEST_TREES) if args.command == 'test' else [DEFAULT_TREE])
-        trees = [source_settings(args.source, args.sanitize)] \
-            if args.source else [Settings.create(name, sanitize=args.sanitize)
-                                 for name in names]
-        install(trees)
-        if args.command == 'test':
-            return cmd_test(trees, quick=args.quick)
-        if args.compare:
-            compared = [Settings.create(name) for name in args.compare]
-            install(compared)
-            return cmd_compare(compared)
-        if args.command == 'layouts':
-            return cmd_layouts(trees[0], update=args.update,
-                               inject=_existing(args.inject))
-        if args.command == 'run':
-            return cmd_run(trees[0], inject=_existing(args.inject))
-        if args.command == 'series':
-            action = 'regen' if args.regen else \
-                'export' if args.export else 'check'
-            return cmd_series(trees[0], action, args.export and
-                              args.export.expanduser().resolve())
-        if args.command == 'mutate':
-            return cmd_mutate(trees[0], args.functions, args.sample,
-                              MUTATION_SEED if args.seed is None
-                              else args.seed, args.list, args.ids)
-        if args.command == 'bench':
-            return cmd_bench(trees[0], costs=args.kunitconfig_costs,
-                             argv=argv)
-        return COMMANDS[args.command](trees[0])
+        args = parse_args(argv)
+        export_build_options(args)
+        return dispatch(args, argv)
     except UsageError as error:
         print(f'run.sh: error: {error}', file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except HarnessError as error:
         print(f'run.sh: error: {error}', file=sys.stderr)
-        return 1
+        return EXIT_FAILED
     except OSError as error:
         if not no_space(error):
             raise
         print(f'run.sh: error: {no_space(error)}', file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        # stdout closed early ('| head'): not worth a traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        return EXIT_FAILED
     except KeyboardInterrupt:
         print('run.sh: interrupted; the next run picks up where this one '
               'stopped', file=sys.stderr)

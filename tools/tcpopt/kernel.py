@@ -29,6 +29,10 @@ POLL = 0.1
 
 
 def jobs() -> int:
+    """make's -j: --jobs (TCPOPT_JOBS), else one per CPU."""
+    text = os.environ.get('TCPOPT_JOBS', '').strip()
+    if text.isdigit() and int(text) > 0:
+        return int(text)
     return os.cpu_count() or 1
 
 
@@ -172,7 +176,7 @@ def last_console_line(log: Path) -> str:
 
 def run_kunit(settings: Settings, source: Path, *,
               build_dir: Optional[Path] = None,
-              filter_glob: str = DEFAULT_SUITES,
+              filter_glob: Optional[str] = None,
               accel: Optional[Accel] = None, action: str = 'run',
               output: Optional[IO] = None,
               kunitconfig: Optional[Path] = None,
@@ -185,6 +189,7 @@ def run_kunit(settings: Settings, source: Path, *,
     accel.choose() picks is used and named on stdout.
     """
     build_dir = build_dir or settings.build_dir
+    filter_glob = filter_glob or settings.filter_glob or DEFAULT_SUITES
     log = build_dir / 'test.log'
     if log.exists():
         log.unlink()        # never read a previous run's verdicts

@@ -80,14 +80,17 @@ def scratch(settings: Settings) -> ScratchTree:
 
 
 def run_suites(settings: Settings, src: Path, build: Path,
-               output: Path, timeout: Optional[int] = None
+               output: Path, timeout: Optional[int] = None,
+               filter_glob: Optional[str] = None, action: str = 'run'
                ) -> ktap.Run | None:
     """Through kernel.run_kunit(), the one runner: its timeout, and the
-    accelerator that works here (7.3's kunit.py asks for KVM first)."""
+    accelerator that works here (7.3's kunit.py asks for KVM first).
+    Output is appended: a second stage's follows the first's."""
     build.mkdir(parents=True, exist_ok=True)
-    with open(output, 'w') as out:
+    with open(output, 'a' if action == 'exec' else 'w') as out:
         _, log_file = run_kunit(settings, src, build_dir=build, output=out,
-                                timeout=timeout)
+                                timeout=timeout, filter_glob=filter_glob,
+                                action=action)
     if not log_file.is_file():
         return None
     return ktap.read(log_file)

@@ -17,7 +17,8 @@ parse them (tcp_input.c):
   swap         two adjacent '*ptr++ = ...;' writes swapped
 
 Each mutant is applied to the mutant scratch tree (mutants.py), built
-incrementally, booted with every suite, and reversed. Its verdict is
+incrementally, booted with the unit suites and then, if it survived
+them, the live suite (STAGES), and reversed. Its verdict is
 'killed' (the cases that failed are kept), 'survived', or 'no-build'.
 Results are kept per mutant in <work>/<tree>/mutate/results.json under a
 fingerprint of the sources, so an interrupted run resumes where it
@@ -28,6 +29,7 @@ denominator; one that a case kills anyway is flagged in the report.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import random
@@ -38,7 +40,7 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .errors import HarnessError, UsageError
-from .expected import expected_cases
+from .expected import case_names, expected_cases
 from .report import judge
 from .settings import Settings
 from .worktree import ScratchTree, log, write_atomic
@@ -54,11 +56,15 @@ TARGETS: Dict[str, Tuple[str, ...]] = {
     'net/ipv4/tcp_input.c': ('tcp_parse_options',),
 }
 
-# Seconds a mutant's kernel may run: all the suites take under 10 s under
-# TCG (a killed mutant's build and boot, 15 s), and a crashed case would
-# make KUnit wait 300 s for it. A kernel stopped here misses cases: the
-# mutant is killed.
-MUTANT_TIMEOUT = 30
+# A mutant boots in two stages: the unit suites, about 2 s under TCG,
+# then, only if none of their cases fails, the live suite on the same
+# kernel (kunit.py exec), about 4 s, and up to 10 s more when a mutant
+# stalls its connections. Most mutants die in the first stage, and their
+# report lists that stage's cases. Each stage gets the seconds here: a
+# crashed case would make KUnit wait 300 s for it; a kernel stopped
+# before the end misses cases, and the mutant is killed.
+STAGES = (('tcp_opt_[!bl]*', 15), ('tcp_opt_live', 30))
+LIVE_SOURCE = 'tcp_live_test.c'
 
 RELATIONAL = {'<': '<=', '<=': '<', '>': '>=', '>=': '>', '==': '!=',
               '!=': '=='}
@@ -428,19 +434,38 @@ def run_one(settings: Settings, tree: ScratchTree, build: Path,
     with tree.trying(f'mutant {mutant.ident}') as src:
         original = apply(src, mutant)
         try:
-            run = mutants.run_suites(settings, src, build,
-                                     build / f'mutate-{mutant.ident}.out',
-                                     timeout=MUTANT_TIMEOUT)
+            verdict = run_stages(settings, src, build, mutant)
         finally:
             (src / mutant.file).write_text(original)
     seconds = round(time.monotonic() - started, 1)
-    if run is None:         # kunit.py stopped before the kernel booted
-        return Result('no-build', seconds=seconds)
-    verdict = judge(run, expected_cases(settings.kunit_dir))
-    failing = verdict.failed + verdict.missing
-    if verdict.crashed and not failing:
-        failing = ['(kernel crashed)']
-    return Result('killed' if failing else 'survived', failing, seconds)
+    return dataclasses.replace(verdict, seconds=seconds)
+
+
+def stage_cases(settings: Settings) -> List[List[str]]:
+    """The cases each of STAGES must report."""
+    live = case_names((settings.kunit_dir / LIVE_SOURCE).read_text())
+    every = expected_cases(settings.kunit_dir)
+    return [[name for name in every if name not in live], live]
+
+
+def run_stages(settings: Settings, src: Path, build: Path,
+               mutant: Mutant) -> Result:
+    from . import mutants
+    output = build / f'mutate-{mutant.ident}.out'
+    for number, ((glob, timeout), due) in enumerate(
+            zip(STAGES, stage_cases(settings))):
+        run = mutants.run_suites(settings, src, build, output,
+                                 timeout=timeout, filter_glob=glob,
+                                 action='exec' if number else 'run')
+        if run is None:     # kunit.py stopped before the kernel booted
+            return Result('no-build')
+        verdict = judge(run, due)
+        failing = verdict.failed + verdict.missing
+        if verdict.crashed and not failing:
+            failing = ['(kernel crashed)']
+        if failing:
+            return Result('killed', failing)
+    return Result('survived')
 
 
 def run_all(settings: Settings, tree: ScratchTree, build: Path,

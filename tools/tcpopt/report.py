@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import List, Sequence
+from pathlib import Path
+from typing import List, Optional, Sequence
 
 from .ktap import Case, Run
 from .options import bracketed
@@ -93,3 +95,40 @@ def summary(verdict: Verdict, run: Run) -> str:
         more = list(dict.fromkeys(run.crash_lines[1:]))[:MORE_CRASH_LINES]
         text += ''.join(f'\n    {line}' for line in more)
     return text
+
+
+def as_json(tree: str, verdict: Verdict, run: Optional[Run]) -> dict:
+    """--json: the verdict and the layout table, machine-readable; each
+    layout in packetdrill notation, as the table prints it."""
+    cases = run.cases if run else []
+    return {
+        'tree': tree,
+        'ok': verdict.ok,
+        'verdict': {'passed': verdict.passed, 'failed': verdict.failed,
+                    'skipped': verdict.skipped, 'missing': verdict.missing,
+                    'crashed': verdict.crashed},
+        'cases': [{'suite': case.suite, 'name': case.name,
+                   'status': case.status,
+                   'layouts': [{'options': bracketed(layout),
+                                'size': case.sizes[i]
+                                if i < len(case.sizes) else None,
+                                'mss_delta': case.mss_deltas[i]
+                                if i < len(case.mss_deltas) else None}
+                               for i, layout in enumerate(case.layouts)],
+                   'diagnostics': case.diagnostics} for case in cases],
+    }
+
+
+KTAP_START = re.compile(r'K?TAP version \d+')
+
+
+def raw_lines(log: Path, mode: str) -> List[str]:
+    """--raw_output: the console log as the kernel printed it; 'kunit'
+    keeps what comes from the first KTAP header on, as kunit.py does."""
+    lines = log.read_text(errors='replace').splitlines()
+    if mode == 'all':
+        return lines
+    for index, line in enumerate(lines):
+        if KTAP_START.search(line):
+            return lines[index:]
+    return []

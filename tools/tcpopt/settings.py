@@ -121,6 +121,9 @@ class Settings:
     # --source: the user's own kernel tree, read only; tree then names the
     # series it takes (series_tree_for()).
     user_source: Optional[Path] = None
+    # run --build_dir and --filter, as kunit.py spells them.
+    build_override: Optional[Path] = None
+    filter_glob: Optional[str] = None
 
     @classmethod
     def create(cls, tree: str = DEFAULT_TREE,
@@ -227,6 +230,8 @@ class Settings:
     @property
     def build_dir(self) -> Path:
         """The sanitizer build has its own: its .config differs."""
+        if self.build_override:
+            return self.build_override
         return self.tree_dir / ('build-sanitize' if self.sanitize
                                 else 'build')
 

@@ -7,6 +7,7 @@ import unittest
 from pathlib import Path
 
 from tcpopt import cli, ktap
+from tcpopt.errors import UsageError
 from tcpopt.settings import DEFAULT_TREE, HEAVY_STEPS, TEST_TREES
 
 DATA = Path(__file__).resolve().parent / 'data'
@@ -54,18 +55,38 @@ class ParseArgsTest(unittest.TestCase):
         args = cli.parse_args(['--tree', '6.1', 'test'])
         self.assertEqual((args.command, args.tree), ('test', ['6.1']))
 
-    def test_unknown_command_exits(self) -> None:
-        import contextlib
-        import io
-        with contextlib.redirect_stderr(io.StringIO()):
-            with self.assertRaises(SystemExit):
-                cli.parse_args(['build'])
+    def test_unknown_command_is_a_usage_error(self) -> None:
+        with self.assertRaisesRegex(UsageError, "run: unexpected 'build' "
+                                    r'\(commands: run, test, parse'):
+            cli.parse_args(['build'])
+
+    def test_the_command_may_follow_the_options(self) -> None:
+        for argv in (['--tree', '6.12', 'mutate', '--list'],
+                     ['mutate', '--tree', '6.12', '--list']):
+            args = cli.parse_args(argv)
+            self.assertEqual((args.command, args.tree, args.list),
+                             ('mutate', ['6.12'], True))
+
+    def test_an_option_value_is_not_taken_for_the_command(self) -> None:
+        args = cli.parse_args(['--inject', 'test'])
+        self.assertEqual((args.command, args.inject), ('run', [Path('test')]))
+
+    def test_kunit_py_spellings(self) -> None:
+        args = cli.parse_args(['run', '--filter', 'tcp_opt_parse',
+                               '--timeout', '60', '--jobs', '3',
+                               '--build_dir', '/tmp/b', '--json',
+                               '--raw_output', 'kunit'])
+        self.assertEqual((args.filter_glob, args.timeout, args.jobs,
+                          args.build_dir, args.json, args.raw_output),
+                         ('tcp_opt_parse', 60, 3, Path('/tmp/b'), 'stdout',
+                          'kunit'))
 
     def test_every_command_has_a_handler(self) -> None:
         self.assertEqual(sorted(cli.COMMANDS),
                          ['bench', 'bisect-demo', 'capture', 'kconfig',
-                          'layouts', 'mutants', 'mutate', 'plain', 'run',
-                          'series', 'test'])
+                          'layouts', 'mutants', 'mutate', 'parse', 'plain',
+                          'run', 'series', 'test'])
+        self.assertEqual(sorted(cli.COMMANDS), sorted(cli.SUBCOMMANDS))
 
 
 class TestHelpTest(unittest.TestCase):
@@ -178,11 +199,32 @@ class MisusedOptionsTest(unittest.TestCase):
                     f'layouts: give --compare or {other.split()[0]}, not '
                     'both')
 
-    def test_every_option_with_a_command_list_is_checked(self) -> None:
-        args = cli.parse_args([])
-        self.assertLessEqual(set(cli.OPTION_COMMANDS), set(vars(args)))
-        self.assertEqual(set(vars(args)) - set(cli.OPTION_COMMANDS),
-                         {'command', 'tree'})
+    def test_every_option_is_refused_by_every_other_command(self) -> None:
+        parser = cli.build_parser()
+        commands = parser._subparsers._group_actions[0].choices
+        options = {option for sub in commands.values()
+                   for option in sub._option_string_actions
+                   if option.startswith('--') and option not in
+                   ('--help', '--tree')}
+        for option in sorted(options):
+            takers = cli.commands_taking(option)
+            self.assertTrue(takers, option)
+            for command in set(commands) - set(takers):
+                with self.subTest(option=option, command=command):
+                    self.assert_rejected(
+                        f'{command} {option}',
+                        f'{option} only applies to ' + ' and '.join(
+                            f'./run.sh {name}' for name in takers))
+
+    def test_options_that_take_a_value_are_known(self) -> None:
+        """with_command_first() must not take a value for the command."""
+        parser = cli.build_parser()
+        for sub in parser._subparsers._group_actions[0].choices.values():
+            for action in sub._actions:
+                if action.option_strings and action.nargs != 0:
+                    with self.subTest(option=action.option_strings[0]):
+                        self.assertIn(action.option_strings[0],
+                                      cli.TAKES_VALUE)
 
     def test_inject_of_a_missing_file(self) -> None:
         import os

@@ -260,19 +260,18 @@ class WriteAndCheckTest(unittest.TestCase):
         self.assertEqual(len(blocks), 1)
         self.assertTrue(blocks[0].startswith('6.1.md: text outside'))
 
-    def test_command_line(self) -> None:
-        log = str(DATA / 'layouts-sample.log')
-        out = io.StringIO()
-        with redirect_stdout(out):
-            status = layouts.main([log, '--out', str(self.out)])
-        self.assertEqual(status, 0, out.getvalue())
+    def test_update_restores_a_missing_picture(self) -> None:
         path = self.out / '6.1' / 'syn_none_mss1460.svg'
         path.unlink()
-        with redirect_stdout(io.StringIO()):
-            self.assertEqual(layouts.main([log, '--out', str(self.out)]), 1)
-            self.assertEqual(layouts.main([log, '--out', str(self.out),
-                                           '--update']), 0)
+        self.assertTrue(layouts.check_golden(self.run_, TREE, self.out))
+        layouts.write_layouts(self.run_, TREE, self.out)
         self.assertTrue(path.is_file())
+        self.assertEqual(layouts.check_golden(self.run_, TREE, self.out), [])
+
+    def test_no_command_line_of_its_own(self) -> None:
+        """./run.sh layouts is the one command line (issue 15)."""
+        self.assertFalse(hasattr(layouts, 'main'))
+        self.assertFalse(hasattr(layouts, 'parse_args'))
 
 
 if __name__ == '__main__':

@@ -215,6 +215,61 @@ class EquivalentsTest(unittest.TestCase):
                 mutate.read_equivalents(path)
 
 
+class StagesTest(unittest.TestCase):
+    """The unit suites first; the live suite, on the same kernel, only
+    for a mutant they did not kill."""
+
+    def setUp(self):
+        from tcpopt import ktap
+        self.ktap = ktap
+        self.settings = Settings(tree='6.1', work_dir=Path('/nonexistent'))
+        self.calls = []
+        self.unit, self.live = mutate.stage_cases(self.settings)
+        self.mutant = Mutant('f.c', 'f', 1, 1, 'delete', 'x;', ';')
+
+    def fake_run(self, failing_stage):
+        def run_suites(settings, src, build, output, timeout=None,
+                       filter_glob=None, action='run'):
+            number = len(self.calls)
+            self.calls.append((filter_glob, action, timeout))
+            names = (self.unit, self.live)[number]
+            cases = [self.ktap.Case('s', name, 'fail' if (
+                number == failing_stage and index == 0) else 'pass')
+                for index, name in enumerate(names)]
+            return self.ktap.Run(cases=cases, crash_lines=[], complete=True)
+        return run_suites
+
+    def stages(self, failing_stage):
+        from unittest import mock
+        with mock.patch('tcpopt.mutants.run_suites',
+                        side_effect=self.fake_run(failing_stage)):
+            return mutate.run_stages(self.settings, Path('/src'),
+                                     Path('/build'), self.mutant)
+
+    def test_the_stages_split_the_cases(self):
+        self.assertIn('live_ts_sack_ws', self.live)
+        self.assertIn('syn_ts_sack_ws_mss1460_ws7', self.unit)
+        self.assertFalse(set(self.unit) & set(self.live))
+
+    def test_killed_in_the_unit_stage_never_boots_live(self):
+        result = self.stages(0)
+        self.assertEqual((result.verdict, result.failing),
+                         ('killed', [self.unit[0]]))
+        self.assertEqual(self.calls, [('tcp_opt_[!bl]*', 'run', 15)])
+
+    def test_the_live_stage_execs_the_same_kernel(self):
+        result = self.stages(1)
+        self.assertEqual((result.verdict, result.failing),
+                         ('killed', [self.live[0]]))
+        self.assertEqual([call[:2] for call in self.calls],
+                         [('tcp_opt_[!bl]*', 'run'),
+                          ('tcp_opt_live', 'exec')])
+
+    def test_survives_only_both_stages(self):
+        self.assertEqual(self.stages(None).verdict, 'survived')
+        self.assertEqual(len(self.calls), 2)
+
+
 class ScratchTreeTest(unittest.TestCase):
 
     def test_the_scratch_tree_rebuilds_every_file_a_mutant_changes(self):
