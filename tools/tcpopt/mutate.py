@@ -21,8 +21,10 @@ incrementally, booted with the unit suites and then, if it survived
 them, the live suite (STAGES), and reversed. Its verdict is
 'killed' (the cases that failed are kept), 'survived', or 'no-build'.
 Results are kept per mutant in <work>/<tree>/mutate/results.json under a
-fingerprint of the sources, so an interrupted run resumes where it
-stopped. Mutants declared equivalent in tools/mutation/<tree>.equivalent
+fingerprint of the mutated files, each with one of the test sources it
+was measured with, so an interrupted run resumes where it stopped, and
+after a test change only the survivors and the kills whose cases are
+gone run again (still_valid()). Mutants declared equivalent in tools/mutation/<tree>.equivalent
 (one line each: the mutant's id, then why) leave the score's
 denominator; one that a case kills anyway is flagged in the report.
 """
@@ -37,7 +39,7 @@ import re
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from .errors import HarnessError, UsageError
 from .expected import case_names, expected_cases
@@ -113,6 +115,7 @@ class Result:
     verdict: str            # killed, survived, no-build
     failing: List[str] = field(default_factory=list)
     seconds: float = 0.0
+    tests: str = ''         # tests_fingerprint() of the run
 
 
 # --- finding the functions -------------------------------------------------
@@ -374,37 +377,79 @@ def read_equivalents(path: Path) -> Dict[str, str]:
     return found
 
 
-def fingerprint(settings: Settings, tree: Path) -> str:
-    """What a verdict depends on: the mutated files and the test sources."""
-    digest = hashlib.sha256()
-    for file in TARGETS:
-        digest.update((tree / file).read_bytes())
-    for source in sorted(settings.kunit_dir.glob('*.[ch]')):
-        digest.update(source.read_bytes())
-    return digest.hexdigest()[:16]
+def digest(paths: Sequence[Path]) -> str:
+    hashed = hashlib.sha256()
+    for path in paths:
+        hashed.update(path.read_bytes())
+    return hashed.hexdigest()[:16]
+
+
+def target_paths(tree: Path) -> List[Path]:
+    return [tree / file for file in TARGETS]
+
+
+def test_paths(settings: Settings) -> List[Path]:
+    return sorted(settings.kunit_dir.glob('*.[ch]'))
+
+
+def code_fingerprint(tree: Path) -> str:
+    """The mutated files: a verdict of other code is no verdict."""
+    return digest(target_paths(tree))
+
+
+def tests_fingerprint(settings: Settings) -> str:
+    return digest(test_paths(settings))
+
+
+def combined_fingerprint(settings: Settings, tree: Path) -> str:
+    """The one fingerprint results.json had before code and tests were
+    kept apart: read once, to carry such a file over."""
+    return digest(target_paths(tree) + test_paths(settings))
 
 
 def results_file(settings: Settings) -> Path:
     return settings.tree_dir / 'mutate' / 'results.json'
 
 
-def load_results(settings: Settings, finger: str) -> Dict[str, Result]:
+def still_valid(result: Result, tests: str, cases: Set[str]) -> bool:
+    """A verdict measured with other test sources stands if no test could
+    change it: a no-build, or a kill whose failing cases all still exist
+    (tests are added, rarely weakened; delete results.json to measure
+    every verdict again). A survivor is measured again."""
+    if result.tests == tests or result.verdict == 'no-build':
+        return True
+    return result.verdict == 'killed' and bool(result.failing) and \
+        all(name in cases for name in result.failing)
+
+
+def load_results(settings: Settings, tree: Path) -> Dict[str, Result]:
     path = results_file(settings)
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError):
         return {}
-    if data.get('fingerprint') != finger:
+    tests = tests_fingerprint(settings)
+    if 'fingerprint' in data:           # the older, combined format
+        if data['fingerprint'] != combined_fingerprint(settings, tree):
+            return {}
+        results = {k: Result(**dict(v, tests=tests))
+                   for k, v in data.get('results', {}).items()}
+        save_results(settings, tree, results)
+        return results
+    if data.get('code') != code_fingerprint(tree):
         return {}
-    return {k: Result(**v) for k, v in data.get('results', {}).items()}
+    cases = set(expected_cases(settings.kunit_dir))
+    results = {k: Result(**v) for k, v in data.get('results', {}).items()}
+    return {k: r for k, r in results.items()
+            if still_valid(r, tests, cases)}
 
 
-def save_results(settings: Settings, finger: str,
+def save_results(settings: Settings, tree: Path,
                  results: Dict[str, Result]) -> None:
     path = results_file(settings)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, json.dumps(
-        {'fingerprint': finger,
+        {'code': code_fingerprint(tree),
          'results': {k: asdict(v) for k, v in results.items()}}, indent=1))
 
 
@@ -471,16 +516,17 @@ def run_stages(settings: Settings, src: Path, build: Path,
 def run_all(settings: Settings, tree: ScratchTree, build: Path,
             chosen: List[Mutant]) -> Dict[str, Result]:
     """Every chosen mutant without a result yet; saved after each one."""
-    finger = fingerprint(settings, tree.src)
-    results = load_results(settings, finger)
+    results = load_results(settings, tree.src)
+    tests = tests_fingerprint(settings)
     todo = [m for m in chosen if m.ident not in results]
     if len(todo) < len(chosen):
         log(f'{len(chosen) - len(todo)} of {len(chosen)} mutants already '
             f'run on these sources; {len(todo)} to go')
     for number, mutant in enumerate(todo, 1):
         result = run_one(settings, tree, build, mutant)
+        result.tests = tests
         results[mutant.ident] = result
-        save_results(settings, finger, results)
+        save_results(settings, tree.src, results)
         log(f'[{number}/{len(todo)}] {mutant.ident} {mutant.kind} '
             f'{mutant.file}:{mutant.line}: {result.verdict} '
             f'({result.seconds:.0f} s)')
@@ -553,11 +599,17 @@ def render(settings: Settings, mutants: List[Mutant],
            command: str, date: str) -> str:
     total = score(mutants, results, equivalents)
     seconds = sum(r.seconds for r in results.values())
+    tests = tests_fingerprint(settings)
+    carried = [k for k, r in results.items() if r.tests != tests]
     lines = [f'# Generated mutants on {settings.tree}', '',
              f'Generated by `{command}` on {date}; do not edit. '
              f'{total.line()}. Machine time of the runs: '
              f'{seconds / 3600:.1f} h ({seconds / max(1, len(results)):.0f} s '
-             'per mutant), 2 cores, QEMU under TCG.', '',
+             'per mutant), 2 cores, QEMU under TCG. Test sources '
+             f'(`kunit/*.[ch]`) fingerprint `{tests}`'
+             + (f'; {len(carried)} kills were measured with earlier test '
+                'sources whose failing cases all still exist, marked '
+                '"(earlier tests)"' if carried else '') + '.', '',
              'Operators and the score are described in `tools/tcpopt/'
              'mutate.py`; equivalent mutants are declared, with a reason, in '
              f'`tools/mutation/{settings.tree}.equivalent`.', '']
@@ -575,6 +627,8 @@ def render(settings: Settings, mutants: List[Mutant],
     for m in mutants:
         result = results.get(m.ident)
         verdict = result.verdict if result else 'not run'
+        if result and result.tests != tests:
+            verdict += ' (earlier tests)'
         if m.ident in equivalents and verdict != 'no-build':
             verdict = f'equivalent ({verdict}): {equivalents[m.ident]}'
         killers = ' '.join(result.failing[:4]) + \

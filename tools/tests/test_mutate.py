@@ -215,6 +215,70 @@ class EquivalentsTest(unittest.TestCase):
                 mutate.read_equivalents(path)
 
 
+KUNIT_SOURCE = """static struct kunit_case cases[] = {
+\tKUNIT_CASE(case_a),
+\tKUNIT_CASE(case_b),
+\t{}
+};"""
+
+
+class ResultsFileTest(unittest.TestCase):
+    """Verdicts survive a resumed run, and a test change re-runs only what
+    a test change can alter."""
+
+    def setUp(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        root = Path(tmp.name)
+        (root / 'repo' / 'kunit').mkdir(parents=True)
+        self.test_source = root / 'repo' / 'kunit' / 't.c'
+        self.test_source.write_text(KUNIT_SOURCE)
+        self.settings = Settings(tree='6.1', work_dir=root / 'work',
+                                 repo=root / 'repo')
+        self.tree = root / 'tree'
+        for file in mutate.TARGETS:
+            (self.tree / file).parent.mkdir(parents=True, exist_ok=True)
+            (self.tree / file).write_text(f'/* {file} */\n')
+        tests = mutate.tests_fingerprint(self.settings)
+        self.results = {
+            'killed-a': Result('killed', ['case_a'], 1.0, tests),
+            'killed-gone': Result('killed', ['case_gone'], 1.0, tests),
+            'crashed': Result('killed', ['(kernel crashed)'], 1.0, tests),
+            'survived': Result('survived', [], 1.0, tests),
+            'no-build': Result('no-build', [], 1.0, tests)}
+
+    def load(self):
+        return mutate.load_results(self.settings, self.tree)
+
+    def test_saved_results_load_back(self):
+        mutate.save_results(self.settings, self.tree, self.results)
+        self.assertEqual(self.load(), self.results)
+
+    def test_a_test_change_reruns_survivors_and_lost_kills(self):
+        mutate.save_results(self.settings, self.tree, self.results)
+        self.test_source.write_text(KUNIT_SOURCE.replace(
+            'KUNIT_CASE(case_b)', 'KUNIT_CASE(case_b),\n\tKUNIT_CASE(case_c)'))
+        self.assertEqual(sorted(self.load()), ['killed-a', 'no-build'])
+
+    def test_a_code_change_reruns_everything(self):
+        mutate.save_results(self.settings, self.tree, self.results)
+        (self.tree / 'net/ipv4/tcp_output.c').write_text('/* changed */\n')
+        self.assertEqual(self.load(), {})
+
+    def test_the_combined_format_is_carried_over_once(self):
+        import json
+        path = mutate.results_file(self.settings)
+        path.parent.mkdir(parents=True)
+        old = {k: {'verdict': r.verdict, 'failing': r.failing,
+                   'seconds': r.seconds} for k, r in self.results.items()}
+        path.write_text(json.dumps({
+            'fingerprint': mutate.combined_fingerprint(self.settings,
+                                                       self.tree),
+            'results': old}))
+        self.assertEqual(self.load(), self.results)
+        self.assertIn('code', json.loads(path.read_text()))
+
+
 class StagesTest(unittest.TestCase):
     """The unit suites first; the live suite, on the same kernel, only
     for a mutant they did not kill."""
