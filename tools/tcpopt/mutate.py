@@ -476,12 +476,11 @@ def run_one(settings: Settings, tree: ScratchTree, build: Path,
     # so that listing mutants needs no kernel tooling.
     from . import mutants
     started = time.monotonic()
-    with tree.trying(f'mutant {mutant.ident}') as src:
-        original = apply(src, mutant)
-        try:
-            verdict = run_stages(settings, src, build, mutant)
-        finally:
-            (src / mutant.file).write_text(original)
+    original = apply(tree.src, mutant)
+    # Put back even on Ctrl-C: a resumed run reuses the tree as it is.
+    with tree.trying(f'mutant {mutant.ident}', undo=lambda: (
+            tree.src / mutant.file).write_text(original)) as src:
+        verdict = run_stages(settings, src, build, mutant)
     seconds = round(time.monotonic() - started, 1)
     return dataclasses.replace(verdict, seconds=seconds)
 

@@ -23,7 +23,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Sequence
+from typing import Callable, Dict, Iterator, List, Optional, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -281,12 +281,20 @@ class ScratchTree:
         self._mark(dict(self.recorded() or self.identity(), trying=change))
 
     @contextmanager
-    def trying(self, change: str) -> Iterator[Path]:
-        """Change src for a while; the body undoes its change. If it
-        raises, the marker keeps @change and the next ensure() renews."""
+    def trying(self, change: str,
+               undo: Optional[Callable[[], None]] = None) -> Iterator[Path]:
+        """Change src for a while. The body undoes its change, or @undo
+        does, also when the body raises (an interrupt): src is then as
+        before and stays reusable. If the body raises without @undo, the
+        marker keeps @change and the next ensure() renews src."""
         state = self.recorded() or self.identity()
         self.mark_changed(change)
-        yield self.src
+        try:
+            yield self.src
+        finally:
+            if undo is not None:
+                undo()
+                self._mark(state)
         self._mark(state)
 
 

@@ -480,6 +480,21 @@ class ScratchTreeTest(FakeTreeTestCase):
         self.assertIn('return 10;', (src / 'net/ipv4/tcp_output.c').read_text())
         self.assertNotIn('trying', self.tree().recorded())
 
+    def test_a_stopped_trial_with_an_undo_keeps_the_tree(self) -> None:
+        tree = self.tree()
+        src = self.ensure(tree)
+        inode = src.stat().st_ino
+        target = src / 'net/ipv4/tcp_output.c'
+        original = target.read_text()
+        target.write_text('a mutant\n')
+        with self.assertRaises(KeyboardInterrupt):
+            with tree.trying('a mutant',
+                             undo=lambda: target.write_text(original)):
+                raise KeyboardInterrupt
+        self.assertEqual(target.read_text(), original)
+        self.assertNotIn('trying', self.tree().recorded())
+        self.assertEqual(self.ensure(self.tree()).stat().st_ino, inode)
+
     def test_touched_files_are_newer_than_the_base(self) -> None:
         src = self.ensure(self.tree(patches=[], touch=['net/ipv4/Kconfig']))
         base = self.settings.pristine / 'net/ipv4/Kconfig'
