@@ -335,18 +335,28 @@ def mutate_step(settings: Settings, tally: Tally) -> bool:
     return ok
 
 
+def list_mutants(settings: Settings, functions: Optional[List[str]],
+                 size: Optional[int], seed: int,
+                 ids: Optional[List[str]]) -> None:
+    """Only reads the sources: a prepared tree needs no lock, so a list
+    works while a run holds it."""
+    if worktree.read_state(settings.source) is None:
+        with worktree.locked(settings):
+            worktree.prepare(settings)
+    every = mutate.select(mutate.all_mutants(
+        settings, settings.source, functions), ids)
+    for mutant in mutate.sample(every, size, seed):
+        print(f'{mutant.ident}  {mutant.file}:{mutant.line}  '
+              f'{mutant.kind:10}  {mutant.describe()}')
+
+
 def cmd_mutate(settings: Settings, functions: Optional[List[str]],
                size: Optional[int], seed: int, listing: bool,
                ids: Optional[List[str]] = None) -> int:
+    if listing:
+        list_mutants(settings, functions, size, seed, ids)
+        return 0
     with worktree.locked(settings):
-        if listing:
-            worktree.prepare(settings)
-            every = mutate.select(mutate.all_mutants(
-                settings, settings.source, functions), ids)
-            for mutant in mutate.sample(every, size, seed):
-                print(f'{mutant.ident}  {mutant.file}:{mutant.line}  '
-                      f'{mutant.kind:10}  {mutant.describe()}')
-            return 0
         if not (settings.build_dir / '.config').is_file():
             kunit_step(settings)
         started = time.monotonic()
