@@ -183,10 +183,8 @@ def run_kunit(settings: Settings, source: Path, *,
               timeout: Optional[int] = None) -> tuple[int, Path]:
     """Build and boot the suite; returns kunit.py's status and the raw log.
 
-    kunit.py gets a session of its own, so that a hung kernel or an
-    interrupt stops it with make and QEMU, never leaving them running
-    after the lock is released. Without an accelerator given, the one
-    accel.choose() picks is used and named on stdout.
+    Without an accelerator given, the one accel.choose() picks is used
+    and named on stdout.
     """
     build_dir = build_dir or settings.build_dir
     filter_glob = filter_glob or settings.filter_glob or DEFAULT_SUITES
@@ -201,8 +199,22 @@ def run_kunit(settings: Settings, source: Path, *,
     command = kunit_command(settings, timeout + STOP_GRACE, accel=accel,
                             filter_glob=filter_glob, build_dir=build_dir,
                             action=action, kunitconfig=kunitconfig)
+    return supervise(settings, command, source, log, accel, output,
+                     timeout), log
+
+
+def supervise(settings: Settings, command: List[str], cwd: Path, log: Path,
+              accel: Optional[Accel], output: Optional[IO],
+              timeout: int) -> int:
+    """Run a kunit.py @command; the one place that starts and stops one.
+
+    kunit.py gets a session of its own, so that a hung kernel or an
+    interrupt stops it with make and QEMU, never leaving them running
+    after the lock is released. The kernel gets @timeout seconds from
+    the moment kunit.py creates @log (when QEMU starts).
+    """
     with interrupted_by(signal.SIGHUP, signal.SIGTERM):
-        proc = subprocess.Popen(command, cwd=source,
+        proc = subprocess.Popen(command, cwd=cwd,
                                 env=boot_env(settings, accel),
                                 stdout=output,
                                 stderr=subprocess.STDOUT if output else None,
@@ -215,7 +227,7 @@ def run_kunit(settings: Settings, source: Path, *,
                     f'it; last console line: {last_console_line(log)}')
         finally:
             stop(proc)
-    return proc.returncode, log
+    return proc.returncode
 
 
 def make(settings: Settings, source: Path, out: Path, *targets: str,

@@ -22,16 +22,14 @@ paths.
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List
 
 from . import checkpatch, ktap, series
-from .errors import HarnessError
 from .expected import expected_cases
 from .accel import choose as choose_accel
-from .kernel import boot_env, compiler
+from .kernel import compiler, kunit_timeout, supervise
 from .report import Verdict, judge
 from .settings import Settings
 from .worktree import remove_tree
@@ -41,9 +39,6 @@ PLAIN_COMMAND = ['./tools/testing/kunit/kunit.py', 'run', '--arch=x86_64',
                  '--kunitconfig=net/ipv4']
 # kunit.py's own flags: where to build, and ccache (see above).
 BUILD_FLAGS = ['--build_dir=../build']
-# A cold build of the tree plus one boot; kunit.py has its own --timeout
-# for the boot, this bounds everything.
-PLAIN_TIMEOUT = 3600
 
 
 @dataclass
@@ -99,19 +94,17 @@ def plain_command() -> List[str]:
 
 
 def run_plain_kunit(settings: Settings, repo: Path) -> tuple[int, Path]:
-    """kunit.py as the README gives it; its output in a log."""
+    """kunit.py as the README gives it, through the one runner; its
+    output in a log."""
     out = settings.tree_dir / 'plain-kunit.log'
+    build = repo.parent / 'build'
+    (build / 'test.log').unlink(missing_ok=True)
     with open(out, 'w') as log:
-        try:
-            proc = subprocess.run(plain_command(), cwd=repo, stdout=log,
-                                  stderr=subprocess.STDOUT, check=False,
-                                  timeout=PLAIN_TIMEOUT,
-                                  env=boot_env(settings,
-                                               choose_accel(settings.build_dir)))
-        except subprocess.TimeoutExpired:
-            raise HarnessError(f'plain kunit.py ran past {PLAIN_TIMEOUT} s; '
-                               f'see {out}') from None
-    return proc.returncode, out
+        status = supervise(settings, plain_command(), repo,
+                           build / 'test.log',
+                           choose_accel(settings.build_dir), log,
+                           kunit_timeout())
+    return status, out
 
 
 def plain_verdict(settings: Settings, repo: Path) -> Verdict:

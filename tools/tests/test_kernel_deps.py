@@ -95,3 +95,34 @@ class DepsTest(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+class OneRunnerTest(unittest.TestCase):
+    """Every kunit.py starts in kernel.supervise(): its session, timeout
+    and accelerator. A module that names kunit.py runs no process of its
+    own, and every boot elsewhere goes through run_kunit or supervise."""
+
+    PACKAGE = Path(kernel.__file__).parent
+
+    def test_only_kernel_starts_kunit_py(self) -> None:
+        for path in sorted(self.PACKAGE.glob('*.py')):
+            text = path.read_text()
+            if path.name == 'kernel.py' or 'testing/kunit/kunit.py' not in text:
+                continue
+            with self.subTest(module=path.name):
+                self.assertNotIn('subprocess.', text)
+                self.assertIn('supervise(', text)
+
+    def test_plain_kunit_py_goes_through_supervise(self) -> None:
+        from tcpopt import plain
+        settings = Settings(tree='6.1', work_dir=WORK)
+        with mock.patch('tcpopt.plain.supervise', return_value=0) as run, \
+                mock.patch('tcpopt.plain.choose_accel'), \
+                mock.patch('builtins.open', mock.mock_open()), \
+                mock.patch.object(Path, 'unlink'):
+            status, _ = plain.run_plain_kunit(settings, WORK / 'git' / 'src')
+        self.assertEqual(status, 0)
+        command = run.call_args.args[1]
+        self.assertEqual(command[:4], plain.PLAIN_COMMAND)
+        self.assertEqual(run.call_args.args[3],
+                         WORK / 'git' / 'build' / 'test.log')
