@@ -36,6 +36,8 @@ import hashlib
 import json
 import random
 import re
+import subprocess
+import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -66,6 +68,9 @@ TARGETS: Dict[str, Tuple[str, ...]] = {
 # crashed case would make KUnit wait 300 s for it; a kernel stopped
 # before the end misses cases, and the mutant is killed.
 STAGES = (('tcp_opt_[!bl]*', 15), ('tcp_opt_live', 30))
+# The verdict of a mutant whose object, debug info aside, is the
+# original's: equivalent by construction, never booted.
+SAME_CODE = 'same-code'
 LIVE_SOURCE = 'tcp_live_test.c'
 
 RELATIONAL = {'<': '<=', '<=': '<', '>': '>=', '>=': '>', '==': '!=',
@@ -116,6 +121,7 @@ class Result:
     failing: List[str] = field(default_factory=list)
     seconds: float = 0.0
     tests: str = ''         # tests_fingerprint() of the run
+    compared: bool = False  # its object was compared with the original's
 
 
 # --- finding the functions -------------------------------------------------
@@ -416,7 +422,11 @@ def still_valid(result: Result, tests: str, cases: Set[str]) -> bool:
     change it: a no-build, or a kill whose failing cases all still exist
     (tests are added, rarely weakened; delete results.json to measure
     every verdict again). A survivor is measured again."""
-    if result.tests == tests or result.verdict == 'no-build':
+    if result.verdict in ('no-build', SAME_CODE):
+        return True
+    if result.verdict == 'survived' and not result.compared:
+        return False            # measured before objects were compared
+    if result.tests == tests:
         return True
     return result.verdict == 'killed' and bool(result.failing) and \
         all(name in cases for name in result.failing)
@@ -471,16 +481,13 @@ def apply(tree: Path, mutant: Mutant) -> str:
 
 
 def run_one(settings: Settings, tree: ScratchTree, build: Path,
-            mutant: Mutant) -> Result:
-    # mutants.py owns the scratch tree; imported here, not at the top,
-    # so that listing mutants needs no kernel tooling.
-    from . import mutants
+            mutant: Mutant, reference: Dict[str, str]) -> Result:
     started = time.monotonic()
     original = apply(tree.src, mutant)
     # Put back even on Ctrl-C: a resumed run reuses the tree as it is.
     with tree.trying(f'mutant {mutant.ident}', undo=lambda: (
             tree.src / mutant.file).write_text(original)) as src:
-        verdict = run_stages(settings, src, build, mutant)
+        verdict = run_stages(settings, src, build, mutant, reference)
     seconds = round(time.monotonic() - started, 1)
     return dataclasses.replace(verdict, seconds=seconds)
 
@@ -492,24 +499,62 @@ def stage_cases(settings: Settings) -> List[List[str]]:
     return [[name for name in every if name not in live], live]
 
 
-def run_stages(settings: Settings, src: Path, build: Path,
-               mutant: Mutant) -> Result:
+def object_digest(build: Path, file: str) -> str:
+    """@file's object without its debug sections: the same digest is the
+    same code, data and relocations, whatever the source says."""
+    with tempfile.TemporaryDirectory() as tmp:
+        stripped = Path(tmp) / 'stripped.o'
+        subprocess.run(['objcopy', '--strip-debug',
+                        str(build / Path(file).with_suffix('.o')),
+                        str(stripped)], check=True, capture_output=True)
+        return hashlib.sha256(stripped.read_bytes()).hexdigest()
+
+
+def build_only(settings: Settings, src: Path, build: Path,
+               output: Path) -> bool:
+    from .kernel import run_kunit
+    build.mkdir(parents=True, exist_ok=True)
+    with open(output, 'w') as out:
+        status, _ = run_kunit(settings, src, build_dir=build, output=out,
+                              action='build')
+    return status == 0
+
+
+def reference_objects(settings: Settings, tree: ScratchTree,
+                      build: Path) -> Dict[str, str]:
+    """The objects of the unmutated tree, built once per run."""
+    output = build / 'mutate-reference.out'
+    if not build_only(settings, tree.src, build, output):
+        raise HarnessError(f'{tree.src} does not build without a mutant; '
+                           f'see {output}')
+    return {file: object_digest(build, file) for file in TARGETS}
+
+
+def run_stages(settings: Settings, src: Path, build: Path, mutant: Mutant,
+               reference: Dict[str, str]) -> Result:
+    """Build; a mutant the compiler turns into the original object is
+    equivalent by construction (no boot). Otherwise boot STAGES."""
+    # mutants.py owns the scratch tree; imported here, not at the top,
+    # so that listing mutants needs no kernel tooling.
     from . import mutants
     output = build / f'mutate-{mutant.ident}.out'
-    for number, ((glob, timeout), due) in enumerate(
-            zip(STAGES, stage_cases(settings))):
+    if not build_only(settings, src, build, output):
+        return Result('no-build')
+    if object_digest(build, mutant.file) == reference[mutant.file]:
+        return Result(SAME_CODE, compared=True)
+    for (glob, timeout), due in zip(STAGES, stage_cases(settings)):
         run = mutants.run_suites(settings, src, build, output,
                                  timeout=timeout, filter_glob=glob,
-                                 action='exec' if number else 'run')
+                                 action='exec')
         if run is None:     # kunit.py stopped before the kernel booted
-            return Result('no-build')
+            return Result('no-build', compared=True)
         verdict = judge(run, due)
         failing = verdict.failed + verdict.missing
         if verdict.crashed and not failing:
             failing = ['(kernel crashed)']
         if failing:
-            return Result('killed', failing)
-    return Result('survived')
+            return Result('killed', failing, compared=True)
+    return Result('survived', compared=True)
 
 
 def run_all(settings: Settings, tree: ScratchTree, build: Path,
@@ -521,8 +566,9 @@ def run_all(settings: Settings, tree: ScratchTree, build: Path,
     if len(todo) < len(chosen):
         log(f'{len(chosen) - len(todo)} of {len(chosen)} mutants already '
             f'run on these sources; {len(todo)} to go')
+    reference = reference_objects(settings, tree, build) if todo else {}
     for number, mutant in enumerate(todo, 1):
-        result = run_one(settings, tree, build, mutant)
+        result = run_one(settings, tree, build, mutant, reference)
         result.tests = tests
         results[mutant.ident] = result
         save_results(settings, tree.src, results)
@@ -538,7 +584,8 @@ def run_all(settings: Settings, tree: ScratchTree, build: Path,
 class Score:
     generated: int = 0
     no_build: int = 0
-    equivalent: int = 0
+    same_code: int = 0      # compiled to the original object
+    equivalent: int = 0     # declared, with a reason
     killed: int = 0
     survived: int = 0
     not_run: int = 0
@@ -546,8 +593,8 @@ class Score:
 
     @property
     def denominator(self) -> int:
-        return self.generated - self.no_build - self.equivalent - \
-            self.not_run
+        return self.generated - self.no_build - self.same_code - \
+            self.equivalent - self.not_run
 
     @property
     def percent(self) -> float:
@@ -556,7 +603,8 @@ class Score:
 
     def line(self) -> str:
         return (f'{self.generated} mutants: {self.killed} killed, '
-                f'{self.survived} survived, {self.equivalent} equivalent, '
+                f'{self.survived} survived, {self.same_code} same object '
+                f'code, {self.equivalent} declared equivalent, '
                 f'{self.no_build} did not build'
                 + (f', {self.not_run} not run' if self.not_run else '')
                 + f'; score {self.killed}/{self.denominator} = '
@@ -572,6 +620,8 @@ def score(mutants: List[Mutant], results: Dict[str, Result],
             total.not_run += 1
         elif result.verdict == 'no-build':
             total.no_build += 1
+        elif result.verdict == SAME_CODE:
+            total.same_code += 1
         elif mutant.ident in equivalents:
             total.equivalent += 1
             if result.verdict == 'killed':
@@ -599,7 +649,8 @@ def render(settings: Settings, mutants: List[Mutant],
     total = score(mutants, results, equivalents)
     seconds = sum(r.seconds for r in results.values())
     tests = tests_fingerprint(settings)
-    carried = [k for k, r in results.items() if r.tests != tests]
+    carried = [k for k, r in results.items()
+               if r.verdict == 'killed' and r.tests != tests]
     lines = [f'# Generated mutants on {settings.tree}', '',
              f'Generated by `{command}` on {date}; do not edit. '
              f'{total.line()}. Machine time of the runs: '
@@ -610,7 +661,10 @@ def render(settings: Settings, mutants: List[Mutant],
                 'sources whose failing cases all still exist, marked '
                 '"(earlier tests)"' if carried else '') + '.', '',
              'Operators and the score are described in `tools/tcpopt/'
-             'mutate.py`; equivalent mutants are declared, with a reason, in '
+             'mutate.py`. A mutant whose object file, debug sections '
+             'stripped, is byte for byte the original\'s is *same object '
+             'code*: equivalent by construction, never booted. Other '
+             'equivalent mutants are declared, with a reason, in '
              f'`tools/mutation/{settings.tree}.equivalent`.', '']
     if total.flagged:
         lines += ['## Declared equivalent, but killed', '',
@@ -626,9 +680,11 @@ def render(settings: Settings, mutants: List[Mutant],
     for m in mutants:
         result = results.get(m.ident)
         verdict = result.verdict if result else 'not run'
-        if result and result.tests != tests:
+        if result and result.verdict == 'killed' and result.tests != tests:
             verdict += ' (earlier tests)'
-        if m.ident in equivalents and verdict != 'no-build':
+        if verdict == SAME_CODE:
+            verdict = 'same object code'
+        elif m.ident in equivalents and verdict != 'no-build':
             verdict = f'equivalent ({verdict}): {equivalents[m.ident]}'
         killers = ' '.join(result.failing[:4]) + \
             (f' (+{len(result.failing) - 4})' if result and

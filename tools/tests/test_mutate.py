@@ -244,7 +244,9 @@ class ResultsFileTest(unittest.TestCase):
             'killed-a': Result('killed', ['case_a'], 1.0, tests),
             'killed-gone': Result('killed', ['case_gone'], 1.0, tests),
             'crashed': Result('killed', ['(kernel crashed)'], 1.0, tests),
-            'survived': Result('survived', [], 1.0, tests),
+            'survived': Result('survived', [], 1.0, tests, True),
+            'survived-unchecked': Result('survived', [], 1.0, tests),
+            'same-code': Result(mutate.SAME_CODE, [], 1.0, tests, True),
             'no-build': Result('no-build', [], 1.0, tests)}
 
     def load(self):
@@ -252,13 +254,17 @@ class ResultsFileTest(unittest.TestCase):
 
     def test_saved_results_load_back(self):
         mutate.save_results(self.settings, self.tree, self.results)
-        self.assertEqual(self.load(), self.results)
+        expected = dict(self.results)
+        # Measured before objects were compared: it runs again.
+        del expected['survived-unchecked']
+        self.assertEqual(self.load(), expected)
 
     def test_a_test_change_reruns_survivors_and_lost_kills(self):
         mutate.save_results(self.settings, self.tree, self.results)
         self.test_source.write_text(KUNIT_SOURCE.replace(
             'KUNIT_CASE(case_b)', 'KUNIT_CASE(case_b),\n\tKUNIT_CASE(case_c)'))
-        self.assertEqual(sorted(self.load()), ['killed-a', 'no-build'])
+        self.assertEqual(sorted(self.load()),
+                         ['killed-a', 'no-build', 'same-code'])
 
     def test_a_code_change_reruns_everything(self):
         mutate.save_results(self.settings, self.tree, self.results)
@@ -275,7 +281,7 @@ class ResultsFileTest(unittest.TestCase):
             'fingerprint': mutate.combined_fingerprint(self.settings,
                                                        self.tree),
             'results': old}))
-        self.assertEqual(self.load(), self.results)
+        self.assertEqual(sorted(self.load()), sorted(self.results))
         self.assertIn('code', json.loads(path.read_text()))
 
 
@@ -303,35 +309,78 @@ class StagesTest(unittest.TestCase):
             return self.ktap.Run(cases=cases, crash_lines=[], complete=True)
         return run_suites
 
-    def stages(self, failing_stage):
+    def stages(self, failing_stage, digest='mutated', builds=True):
         from unittest import mock
         with mock.patch('tcpopt.mutants.run_suites',
-                        side_effect=self.fake_run(failing_stage)):
+                        side_effect=self.fake_run(failing_stage)), \
+                mock.patch('tcpopt.mutate.build_only', return_value=builds), \
+                mock.patch('tcpopt.mutate.object_digest',
+                           return_value=digest):
             return mutate.run_stages(self.settings, Path('/src'),
-                                     Path('/build'), self.mutant)
+                                     Path('/build'), self.mutant,
+                                     {'f.c': 'original'})
 
     def test_the_stages_split_the_cases(self):
         self.assertIn('live_ts_sack_ws', self.live)
         self.assertIn('syn_ts_sack_ws_mss1460_ws7', self.unit)
         self.assertFalse(set(self.unit) & set(self.live))
 
+    def test_the_original_object_is_never_booted(self):
+        result = self.stages(0, digest='original')
+        self.assertEqual(result.verdict, mutate.SAME_CODE)
+        self.assertEqual(self.calls, [])
+
+    def test_a_build_failure_is_no_build(self):
+        self.assertEqual(self.stages(0, builds=False).verdict, 'no-build')
+        self.assertEqual(self.calls, [])
+
     def test_killed_in_the_unit_stage_never_boots_live(self):
         result = self.stages(0)
         self.assertEqual((result.verdict, result.failing),
                          ('killed', [self.unit[0]]))
-        self.assertEqual(self.calls, [('tcp_opt_[!bl]*', 'run', 15)])
+        self.assertEqual(self.calls, [('tcp_opt_[!bl]*', 'exec', 15)])
 
     def test_the_live_stage_execs_the_same_kernel(self):
         result = self.stages(1)
         self.assertEqual((result.verdict, result.failing),
                          ('killed', [self.live[0]]))
         self.assertEqual([call[:2] for call in self.calls],
-                         [('tcp_opt_[!bl]*', 'run'),
+                         [('tcp_opt_[!bl]*', 'exec'),
                           ('tcp_opt_live', 'exec')])
 
     def test_survives_only_both_stages(self):
-        self.assertEqual(self.stages(None).verdict, 'survived')
+        result = self.stages(None)
+        self.assertEqual((result.verdict, result.compared),
+                         ('survived', True))
         self.assertEqual(len(self.calls), 2)
+
+
+class ObjectDigestTest(unittest.TestCase):
+    """Two objects that differ only in debug info digest the same."""
+
+    def compile(self, tmp, name, source, *flags):
+        import subprocess
+        src = Path(tmp) / f'{name}.c'
+        src.write_text(source)
+        subprocess.run(['gcc', '-c', '-O2', *flags, '-o',
+                        str(Path(tmp) / f'{name}.o'), str(src)], check=True)
+        return f'{name}.c'
+
+    def test_debug_info_aside(self):
+        import shutil
+        if not shutil.which('gcc') or not shutil.which('objcopy'):
+            self.skipTest('gcc and objcopy are needed')
+        with tempfile.TemporaryDirectory() as tmp:
+            one = self.compile(tmp, 'one', 'int f(int a) { return a + 1; }\n',
+                               '-g')
+            same = self.compile(tmp, 'same',
+                                '\nint f(int a)\n{ return 1 + a; }\n', '-g')
+            other = self.compile(tmp, 'other',
+                                 'int f(int a) { return a - 1; }\n', '-g')
+            digests = [mutate.object_digest(Path(tmp), name)
+                       for name in (one, same, other)]
+        self.assertEqual(digests[0], digests[1])
+        self.assertNotEqual(digests[0], digests[2])
 
 
 class ScratchTreeTest(unittest.TestCase):
