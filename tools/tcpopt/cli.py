@@ -17,7 +17,7 @@ from typing import IO, Callable, Iterator, List, NoReturn, Optional
 from . import (bisect_demo, bisectable, bloat, checkpatch, compare, deps,
                dissect, kconfig_matrix, kernel, ktap, layouts, mutants, mutate,
                plain, series, sweep, worktree)
-from . import backports, bench, capture
+from . import accel, backports, bench, capture
 from .errors import HarnessError, UsageError, no_space
 from .expected import expected_cases
 from .report import (Verdict, as_json, failure_details, judge, layout_table,
@@ -335,6 +335,13 @@ def mutate_step(settings: Settings, tally: Tally) -> bool:
     return ok
 
 
+def machine_line(settings: Settings) -> str:
+    """Where the mutants ran, for the report: CPUs and QEMU's accelerator."""
+    build = mutants.mutant_dirs(settings)[1]
+    chosen = accel.choose(build).name if build.is_dir() else 'tcg'
+    return f'{os.cpu_count()} CPUs, QEMU under {chosen.upper()}'
+
+
 def list_mutants(settings: Settings, functions: Optional[List[str]],
                  size: Optional[int], seed: int,
                  ids: Optional[List[str]]) -> None:
@@ -376,7 +383,7 @@ def cmd_mutate(settings: Settings, functions: Optional[List[str]],
             worktree.write_atomic(out, mutate.render(
                 settings, chosen, results, equivalents,
                 f'./run.sh mutate --tree {settings.tree}',
-                time.strftime('%Y-%m-%d')))
+                time.strftime('%Y-%m-%d'), machine_line(settings)))
             print(f'wrote {worktree.display(out)} '
                   f'({time.monotonic() - started:.0f} s this run)')
         alive = mutate.survivors(chosen, results, equivalents)
@@ -1028,8 +1035,9 @@ def tree_settings(args: argparse.Namespace) -> List[Settings]:
 
 
 def export_build_options(args: argparse.Namespace) -> None:
-    """--jobs and --timeout reach every build and boot, run.sh's children
-    (the bench's) included, through the variables the harness reads."""
+    """--jobs and --timeout reach every build and boot of the command,
+    through the variables the harness reads (TCPOPT_JOBS,
+    TCPOPT_KUNIT_TIMEOUT)."""
     if getattr(args, 'jobs', None):
         os.environ['TCPOPT_JOBS'] = str(args.jobs)
     if getattr(args, 'timeout', None):

@@ -83,8 +83,8 @@ def run_suites(settings: Settings, src: Path, build: Path,
                output: Path, timeout: Optional[int] = None,
                filter_glob: Optional[str] = None, action: str = 'run'
                ) -> ktap.Run | None:
-    """Through kernel.run_kunit(), the one runner: its timeout, and the
-    accelerator that works here (7.3's kunit.py asks for KVM first).
+    """Through kernel.run_kunit(), so kernel.supervise(): its timeout, and
+    the accelerator that works here (7.3's kunit.py asks for KVM first).
     Output is appended: a second stage's follows the first's."""
     build.mkdir(parents=True, exist_ok=True)
     with open(output, 'a' if action == 'exec' else 'w') as out:

@@ -3,8 +3,8 @@
 What a netdev reviewer does with the posted series, with nothing from this
 repository copied into the tree:
 
-1. `./run.sh series --export` with a throwaway identity, into
-   <work>/<tree>/export/;
+1. what `./run.sh series --export DIR` does, with a throwaway identity,
+   into <work>/<tree>/export/;
 2. `scripts/checkpatch.pl --strict` on every exported patch, which must
    carry a "tcp: " subject and the signer's Signed-off-by;
 3. `git am` of the patches (not the cover letter) onto the pristine
