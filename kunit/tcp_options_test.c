@@ -106,6 +106,17 @@ tcp_opt_test_md5_lookup(const struct sock *sk, const struct sock *addr)
 static const struct tcp_sock_af_ops tcp_opt_test_af_ops = {
 	.md5_lookup	= tcp_opt_test_md5_lookup,
 };
+
+/* RFC 2385 keys are per peer: the socket has keys, none for this one. */
+static struct tcp_md5sig_key *
+tcp_opt_other_peer_md5_lookup(const struct sock *sk, const struct sock *addr)
+{
+	return NULL;
+}
+
+static const struct tcp_sock_af_ops tcp_opt_other_peer_af_ops = {
+	.md5_lookup	= tcp_opt_other_peer_md5_lookup,
+};
 #endif
 
 static const struct tcp_opt_case tcp_opt_syn_cases[] = {
@@ -173,6 +184,20 @@ static const struct tcp_opt_case tcp_opt_syn_cases[] = {
 			.mss = 1460, .wscale = 7 },
 		.out = { .size = 20, .words = { 0x020405b4, 0x0402080a,
 						SYN_TSVAL, SYN_TSECR,
+						0x01030307 } },
+	},
+	{
+		/* A port reused from TIME-WAIT: tcp_twsk_unique() carries the
+		 * old connection's ts_recent over, and the SYN echoes it
+		 * (Linux keeps it for PAWS; RFC 7323 section 3.2 only says a
+		 * segment without ACK SHOULD carry TSecr 0).
+		 * <mss 1460,sackOK,TS val 1 ecr 305419896,nop,wscale 7>
+		 */
+		.name = "syn_ts_echoes_timewait_ts_recent",
+		.in = { .pkt = TCP_OPT_SYN, .ts = 1, .sack = 1, .ws = 1,
+			.mss = 1460, .wscale = 7, .tw_ts_recent = 0x12345678 },
+		.out = { .size = 20, .words = { 0x020405b4, 0x0402080a,
+						SYN_TSVAL, 0x12345678,
 						0x01030307 } },
 	},
 	{
@@ -341,6 +366,18 @@ static const struct tcp_opt_case tcp_opt_md5_cases[] = {
 			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
 			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
 			0x020405b4 } },
+	},
+	{
+		/* RFC 2385 section 3 keys a connection by its peer: keys for
+		 * other peers leave this SYN as it is without MD5.
+		 * <mss 1460,sackOK,TS val 1 ecr 0,nop,wscale 7>
+		 */
+		.name = "md5_syn_other_peer_no_md5",
+		.in = { .pkt = TCP_OPT_SYN, .md5_other_peer = 1, .ts = 1,
+			.sack = 1, .ws = 1, .mss = 1460, .wscale = 7 },
+		.out = { .size = 20, .words = { 0x020405b4, 0x0402080a,
+						SYN_TSVAL, SYN_TSECR,
+						0x01030307 } },
 	},
 	{
 		/* With MD5 and SACK the SYN-ACK drops TS (the comment in
@@ -671,6 +708,20 @@ static const struct tcp_opt_case tcp_opt_fastopen_cases[] = {
 			0x01030309, 0x220ac0c1, 0xc2c3c4c5, 0xc6c70101 } },
 	},
 	{
+		/* The longest cookie RFC 7413 section 4.1.1 allows, after
+		 * MSS, TS and WS: 20 bytes left, 20 needed, and it is sent.
+		 * <mss 1440,sackOK,TS val 2 ecr 1,nop,wscale 9,FO c0c1..cecf,nop,nop>
+		 */
+		.name = "fo_synack_len16_fills_40",
+		.in = { .pkt = TCP_OPT_SYNACK, .ts = 1, .sack = 1, .ws = 1,
+			.mss = 1440, .wscale = 9, .fo = TCP_OPT_FO_RFC7413,
+			.fo_len = 16 },
+		.out = { .size = 40, .words = {
+			0x020405a0, 0x0402080a, SYNACK_TSVAL, SYNACK_TSECR,
+			0x01030309, 0x2212c0c1, 0xc2c3c4c5, 0xc6c7c8c9,
+			0xcacbcccd, 0xcecf0101 } },
+	},
+	{
 		/* MD5 + SACK drop TS, then 8 bytes remain for 20: dropped. */
 		.name = "fo_exp_synack_len16_md5_dropped",
 		.in = { .pkt = TCP_OPT_SYNACK, .md5 = 1, .ts = 1, .sack = 1,
@@ -810,6 +861,18 @@ static const struct tcp_opt_case tcp_opt_established_cases[] = {
 				    SACK1_START, SACK1_END,
 				    SACK2_START, SACK2_END,
 				    SACK3_START, SACK3_END } },
+	},
+	{
+		/* Keys for other peers only: nothing to sign, so the SACK
+		 * block that MD5 would crowd out fits (RFC 2385 section 3).
+		 * <nop,nop,TS val 3 ecr 2,nop,nop,sack 4096:8192>
+		 */
+		.name = "est_md5_other_peer_sack_fits",
+		.in = { .pkt = TCP_OPT_ESTABLISHED, .md5_other_peer = 1,
+			.ts = 1, .num_sacks = 1 },
+		.out = { .size = 24, .mss_delta = 12,
+			 .words = { 0x0101080a, EST_TSVAL, EST_TSECR, 0x0101050a,
+				    SACK1_START, SACK1_END } },
 	},
 	{
 		/* <nop,nop,md5,nop,nop,TS val 3 ecr 2> */
@@ -1162,7 +1225,8 @@ static void tcp_opt_test_exit(struct kunit *test)
 #endif
 }
 
-static bool tcp_opt_setup_md5(struct kunit *test, struct tcp_opt_env *env)
+static bool tcp_opt_setup_md5(struct kunit *test, struct tcp_opt_env *env,
+			      const struct tcp_opt_input *in)
 {
 #ifdef CONFIG_TCP_MD5SIG
 	if (!env->md5_info)
@@ -1175,7 +1239,8 @@ static bool tcp_opt_setup_md5(struct kunit *test, struct tcp_opt_env *env)
 		tcp_opt_md5_needed_inc();
 	env->md5_key_enabled = true;
 	rcu_assign_pointer(env->tp->md5sig_info, env->md5_info);
-	env->tp->af_specific = &tcp_opt_test_af_ops;
+	env->tp->af_specific = in->md5_other_peer ?
+			       &tcp_opt_other_peer_af_ops : &tcp_opt_test_af_ops;
 	return true;
 #else
 	return false;
@@ -1264,7 +1329,8 @@ static void tcp_opt_setup(struct kunit *test, struct tcp_opt_env *env,
 	struct inet_request_sock *ireq = &env->treq->req;
 	u32 tsval = SYN_TSVAL;
 
-	if (in->md5 && !tcp_opt_setup_md5(test, env))
+	if ((in->md5 || in->md5_other_peer) &&
+	    !tcp_opt_setup_md5(test, env, in))
 		tcp_opt_skip(test, "needs CONFIG_TCP_MD5SIG");
 	if (in->ao_maclen && !tcp_opt_setup_ao(test, env, in))
 		tcp_opt_skip(test, "needs TCP-AO: the 6.7+ tcp_key API and CONFIG_TCP_AO");
@@ -1284,7 +1350,7 @@ static void tcp_opt_setup(struct kunit *test, struct tcp_opt_env *env,
 		env->net->ipv4.sysctl_tcp_window_scaling = in->ws;
 		tp->advmss = in->mss;
 		tp->rx_opt.rcv_wscale = in->wscale;
-		tp->rx_opt.ts_recent = SYN_TSECR;
+		tp->rx_opt.ts_recent = in->tw_ts_recent ?: SYN_TSECR;
 		if (in->fo != TCP_OPT_FO_NONE) {
 			tcp_opt_fill_cookie(&env->fo_req.cookie, in);
 			tp->fastopen_req = &env->fo_req;
@@ -1340,7 +1406,12 @@ static unsigned int tcp_opt_calc(struct tcp_opt_env *env,
 	struct tcp_md5sig_key *md5 = NULL;
 	struct tcp_fastopen_cookie foc = {};
 
-	memset(&env->key, 0, sizeof(env->key));
+	/* The SYN and established sizers fill the key in (6.1), or their
+	 * caller does (tcp_get_current_key(), 6.7+), over what the stack
+	 * left there: poisoned, a key left unset shows.
+	 */
+	memset(&env->key, in->pkt == TCP_OPT_SYNACK ? 0 : TCP_OPT_POISON,
+	       sizeof(env->key));
 	switch (in->pkt) {
 	case TCP_OPT_SYN:
 		return tcp_opt_syn_options(sk, env->skb, opts, &env->key);
@@ -1520,6 +1591,11 @@ static void tcp_opt_format_input(char *buf, size_t len,
 			  in->accecn_fail_send);
 	if (in->synack_retrans)
 		scnprintf(buf + strlen(buf), len - strlen(buf), " retrans=1");
+	if (in->md5_other_peer)
+		scnprintf(buf + strlen(buf), len - strlen(buf), " md5_peer=0");
+	if (in->tw_ts_recent)
+		scnprintf(buf + strlen(buf), len - strlen(buf),
+			  " tw_ts_recent=%u", in->tw_ts_recent);
 }
 
 /* Run the calculator, then the writer into a kmalloc'd header of exactly
@@ -1677,6 +1753,20 @@ static void tcp_opt_check_accecn_state(struct kunit *test,
 }
 
 /* Calculate and write the options of @c on the state set up for it. */
+/* tcp_rcv_fastopen_synack() reads what the SYN sent: whether it carried a
+ * cookie (syn_fastopen) and in which form (syn_fastopen_exp, RFC 6994).
+ */
+static void tcp_opt_check_syn_fastopen(struct kunit *test, const char *name,
+				       const struct tcp_sock *tp,
+				       const struct tcp_opt_seen *want)
+{
+	KUNIT_EXPECT_EQ_MSG(test, (int)tp->syn_fastopen, want->fo_len >= 0,
+			    "case %s: tp->syn_fastopen", name);
+	KUNIT_EXPECT_EQ_MSG(test, (int)tp->syn_fastopen_exp,
+			    want->fo_len >= 0 && want->fo_exp,
+			    "case %s: tp->syn_fastopen_exp", name);
+}
+
 static void tcp_opt_check_case(struct kunit *test, const struct tcp_opt_case *c)
 {
 	struct tcp_opt_env *env = test->priv;
@@ -1715,6 +1805,12 @@ static void tcp_opt_check_case(struct kunit *test, const struct tcp_opt_case *c)
 	KUNIT_EXPECT_EQ_MSG(test, size, c->out.size,
 			    "case %s: calculator reserved the wrong size",
 			    c->name);
+	if (c->in.pkt != TCP_OPT_SYNACK && !c->in.md5 && !c->in.ao_maclen)
+		KUNIT_EXPECT_TRUE_MSG(test, tcp_opt_key_is_none(&env->key),
+				      "case %s: no key signs this segment, but the sizer left one for the hash",
+				      c->name);
+	if (c->in.pkt == TCP_OPT_SYN)
+		tcp_opt_check_syn_fastopen(test, c->name, env->tp, &want);
 	tcp_opt_expect_bytes(test, env->buf + hlen, expect,
 			     min(size, c->out.size), c->name);
 	if (!tcp_opt_check_written(test, c->name, &c->in, &opts, size, &want,
@@ -2221,6 +2317,9 @@ struct tcp_opt_mss_case {
 	u16 header_len;		/* tcp_header_len */
 	u32 max_window;		/* largest window the peer offered, 0: none */
 	u32 search_low;		/* MTU probing's lower bound, 0: no probing */
+	u32 search_high;	/* MTU probing's upper bound before the call */
+	u32 want_search_high;	/* and after it */
+	u32 route_mtu;		/* the route's MTU by tcp_current_mss(), 0: none */
 	bool ts;		/* the next segment carries TS */
 	int want_sync;		/* tcp_sync_mss() and mss_cache */
 	int want_current;	/* tcp_current_mss() */
@@ -2309,10 +2408,32 @@ static const struct tcp_opt_mss_case tcp_opt_mss_cases[] = {
 		.want_sync = 36, .want_current = 36,
 	},
 	{
+		/* RFC 4821 section 7.2: the search never looks above the path
+		 * MTU, so a smaller PMTU lowers its upper bound.
+		 */
 		.name = "mss_mtu_probing_search_low",
 		.net_header_len = 20, .pmtu = 1500, .mss_clamp = 65535,
-		.header_len = 20, .search_low = 1024, .want_sync = 984,
+		.header_len = 20, .search_low = 1024, .search_high = 9000,
+		.want_search_high = 1500, .want_sync = 984,
 		.want_current = 984,
+	},
+	{
+		/* A PMTU above the search's upper bound leaves it alone. */
+		.name = "mss_mtu_probing_search_high_kept",
+		.net_header_len = 20, .pmtu = 1500, .mss_clamp = 65535,
+		.header_len = 20, .search_low = 1024, .search_high = 1400,
+		.want_search_high = 1400, .want_sync = 984,
+		.want_current = 984,
+	},
+	{
+		/* The route's MTU dropped since mss_cache was computed (an
+		 * ICMP "fragmentation needed", RFC 1191): tcp_current_mss()
+		 * sees it differ from icsk_pmtu_cookie and syncs to it.
+		 */
+		.name = "mss_route_mtu_dropped_1280",
+		.net_header_len = 20, .pmtu = 1500, .mss_clamp = 65535,
+		.header_len = 20, .route_mtu = 1280, .want_sync = 1460,
+		.want_current = 1240,
 	},
 	{
 		/* tcp_header_len still counts a 20-byte MD5 option (an
@@ -2325,6 +2446,21 @@ static const struct tcp_opt_mss_case tcp_opt_mss_cases[] = {
 		.header_len = 52, .ts = 1, .want_sync = 1428,
 		.want_current = 1448,
 	},
+};
+
+/* A route whose only property is its MTU, as dst_mtu() reads it. */
+struct tcp_opt_route {
+	struct dst_entry dst;
+	unsigned int mtu;
+};
+
+static unsigned int tcp_opt_route_mtu(const struct dst_entry *dst)
+{
+	return container_of(dst, struct tcp_opt_route, dst)->mtu;
+}
+
+static const struct dst_ops tcp_opt_route_ops = {
+	.mtu	= tcp_opt_route_mtu,
 };
 
 static void tcp_opt_mss_desc(const struct tcp_opt_mss_case *c, char *desc)
@@ -2341,6 +2477,7 @@ static void tcp_opt_mss_test(struct kunit *test)
 	struct inet_connection_sock *icsk = &env->tp->inet_conn;
 	struct sock *sk = &icsk->icsk_inet.sk;
 	struct inet_connection_sock_af_ops *ops;
+	struct tcp_opt_route *route;
 	int got;
 
 	ops = kunit_kzalloc(test, sizeof(*ops), GFP_KERNEL);
@@ -2350,6 +2487,7 @@ static void tcp_opt_mss_test(struct kunit *test)
 	icsk->icsk_ext_hdr_len = c->ext_hdr_len;
 	icsk->icsk_mtup.enabled = !!c->search_low;
 	icsk->icsk_mtup.search_low = c->search_low;
+	icsk->icsk_mtup.search_high = c->search_high;
 	env->net->ipv4.sysctl_tcp_min_snd_mss = TCP_MIN_SND_MSS;
 	env->tp->rx_opt.mss_clamp = c->mss_clamp;
 	env->tp->rx_opt.tstamp_ok = c->ts;
@@ -2367,10 +2505,25 @@ static void tcp_opt_mss_test(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, icsk->icsk_pmtu_cookie, c->pmtu,
 			    "case %s: the MTU mss_cache was computed for",
 			    c->name);
+	if (c->search_low)
+		KUNIT_EXPECT_EQ_MSG(test, (u32)icsk->icsk_mtup.search_high,
+				    c->want_search_high,
+				    "case %s: MTU probing's upper bound, %u before, PMTU %u",
+				    c->name, c->search_high, c->pmtu);
+	if (c->route_mtu) {
+		route = kunit_kzalloc(test, sizeof(*route), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, route);
+		route->dst.ops = (struct dst_ops *)&tcp_opt_route_ops;
+		route->mtu = c->route_mtu;
+		RCU_INIT_POINTER(sk->sk_dst_cache, &route->dst);
+	}
+	rcu_read_lock();
 	got = tcp_current_mss(sk);
+	rcu_read_unlock();
+	RCU_INIT_POINTER(sk->sk_dst_cache, NULL);
 	KUNIT_EXPECT_EQ_MSG(test, got, c->want_current,
-			    "case %s: tcp_current_mss(): tcp_header_len %u, TS %d",
-			    c->name, c->header_len, c->ts);
+			    "case %s: tcp_current_mss(): tcp_header_len %u, TS %d, route MTU %u",
+			    c->name, c->header_len, c->ts, c->route_mtu);
 }
 
 static struct kunit_case tcp_opt_mss_test_cases[] = {

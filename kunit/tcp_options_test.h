@@ -71,6 +71,11 @@ struct tcp_opt_input {
 	 */
 	bool ts, sack, ws;
 	bool md5;		/* an MD5 key is configured */
+	bool md5_other_peer;	/* MD5 keys, none of them for this peer */
+	/* SYN: ts_recent that tcp_twsk_unique() copied from the TIME-WAIT
+	 * socket whose port this connection reuses; 0: a fresh socket.
+	 */
+	u32 tw_ts_recent;
 	bool syncookie;		/* SYN-ACK of type TCP_SYNACK_COOKIE */
 	u16 mss;		/* advertised MSS (SYN, SYN-ACK) */
 	u8 wscale;		/* our receive window scale */

@@ -76,6 +76,16 @@ static void tcp_opt_key_set_md5(struct tcp_opt_key *k,
 #endif
 }
 
+/* No key signs the segment: what a sizer must leave when none is in use. */
+static bool tcp_opt_key_is_none(const struct tcp_opt_key *k)
+{
+#ifdef TCP_OPT_HAVE_TCP_KEY
+	return k->key.type == TCP_KEY_NONE;
+#else
+	return !k->md5;
+#endif
+}
+
 static unsigned int tcp_opt_syn_options(struct sock *sk, struct sk_buff *skb,
 					struct tcp_out_options *opts,
 					struct tcp_opt_key *k)

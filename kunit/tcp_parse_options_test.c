@@ -335,6 +335,11 @@ static void tcp_parse_run(struct tcp_parse_input *p, const u8 *opts,
 		rx.tstamp_ok = 1;
 		rx.sack_ok = TCP_SACK_SEEN;
 	}
+	/* What the socket kept from the segment before: tcp_parse_options()
+	 * reports this segment alone, so it must clear both itself.
+	 */
+	rx.saw_tstamp = 1;
+	rx.saw_unknown = 1;
 
 	tcp_parse_options(&init_net, p->skb, &rx, estab, &foc);
 
