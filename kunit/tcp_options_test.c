@@ -18,6 +18,7 @@
 #include <kunit/test.h>
 #include <linux/skbuff.h>
 #include <linux/tcp.h>
+#include <net/ipv6.h>
 #include <net/tcp.h>
 
 #include "tcp_options_test.h"
@@ -2319,7 +2320,9 @@ struct tcp_opt_mss_case {
 	u32 search_low;		/* MTU probing's lower bound, 0: no probing */
 	u32 search_high;	/* MTU probing's upper bound before the call */
 	u32 want_search_high;	/* and after it */
-	u32 route_mtu;		/* the route's MTU by tcp_current_mss(), 0: none */
+	u32 route_mtu;		/* the route's MTU, 0: none */
+	bool allfrag;		/* the route wants a fragment header (< 6.7) */
+	u32 max_window_after;	/* the peer's window widened after the sync */
 	bool ts;		/* the next segment carries TS */
 	int want_sync;		/* tcp_sync_mss() and mss_cache */
 	int want_current;	/* tcp_current_mss() */
@@ -2436,6 +2439,28 @@ static const struct tcp_opt_mss_case tcp_opt_mss_cases[] = {
 		.want_current = 1240,
 	},
 	{
+		/* The route's MTU is the one mss_cache was computed for:
+		 * tcp_current_mss() keeps mss_cache (tcp_sync_mss()'s NOTE2,
+		 * it alone sets it), though the window it was bounded by
+		 * has grown since.
+		 */
+		.name = "mss_route_mtu_unchanged_cache_kept",
+		.net_header_len = 20, .pmtu = 1500, .mss_clamp = 65535,
+		.header_len = 20, .max_window = 2000, .route_mtu = 1500,
+		.max_window_after = 65535, .want_sync = 1000,
+		.want_current = 1000,
+	},
+	{
+		/* A route that learned a PMTU below 1280 sends a fragment
+		 * header in every packet (RFC 2460 5, RTAX_FEATURE_ALLFRAG):
+		 * its 8 bytes come off the MSS. Gone in 6.7 (RFC 8021).
+		 */
+		.name = "mss_ipv6_allfrag",
+		.net_header_len = 40, .pmtu = 1500, .mss_clamp = 65535,
+		.header_len = 20, .route_mtu = 1500, .allfrag = 1,
+		.want_sync = 1432, .want_current = 1432,
+	},
+	{
 		/* tcp_header_len still counts a 20-byte MD5 option (an
 		 * accepted socket on 6.1) whose key was deleted: the next
 		 * segment carries TS only, and the MSS grows by exactly the
@@ -2448,10 +2473,11 @@ static const struct tcp_opt_mss_case tcp_opt_mss_cases[] = {
 	},
 };
 
-/* A route whose only property is its MTU, as dst_mtu() reads it. */
+/* A route with an MTU, as dst_mtu() reads it, and its metrics. */
 struct tcp_opt_route {
 	struct dst_entry dst;
 	unsigned int mtu;
+	u32 metrics[RTAX_MAX];
 };
 
 static unsigned int tcp_opt_route_mtu(const struct dst_entry *dst)
@@ -2462,6 +2488,21 @@ static unsigned int tcp_opt_route_mtu(const struct dst_entry *dst)
 static const struct dst_ops tcp_opt_route_ops = {
 	.mtu	= tcp_opt_route_mtu,
 };
+
+static void tcp_opt_route_set(struct kunit *test, struct sock *sk,
+			      const struct tcp_opt_mss_case *c)
+{
+	struct tcp_opt_route *route;
+
+	route = kunit_kzalloc(test, sizeof(*route), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, route);
+	route->dst.ops = (struct dst_ops *)&tcp_opt_route_ops;
+	route->mtu = c->route_mtu;
+	if (c->allfrag)
+		route->metrics[RTAX_FEATURES - 1] = RTAX_FEATURE_ALLFRAG;
+	dst_init_metrics(&route->dst, route->metrics, true);
+	RCU_INIT_POINTER(sk->sk_dst_cache, &route->dst);
+}
 
 static void tcp_opt_mss_desc(const struct tcp_opt_mss_case *c, char *desc)
 {
@@ -2477,12 +2518,18 @@ static void tcp_opt_mss_test(struct kunit *test)
 	struct inet_connection_sock *icsk = &env->tp->inet_conn;
 	struct sock *sk = &icsk->icsk_inet.sk;
 	struct inet_connection_sock_af_ops *ops;
-	struct tcp_opt_route *route;
 	int got;
 
 	ops = kunit_kzalloc(test, sizeof(*ops), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ops);
 	ops->net_header_len = c->net_header_len;
+	if (c->allfrag) {
+#ifdef TCP_OPT_HAVE_ALLFRAG
+		ops->net_frag_header_len = sizeof(struct frag_hdr);
+#else
+		kunit_skip(test, "needs RTAX_FEATURE_ALLFRAG (before 6.7)");
+#endif
+	}
 	icsk->icsk_af_ops = ops;
 	icsk->icsk_ext_hdr_len = c->ext_hdr_len;
 	icsk->icsk_mtup.enabled = !!c->search_low;
@@ -2493,8 +2540,12 @@ static void tcp_opt_mss_test(struct kunit *test)
 	env->tp->rx_opt.tstamp_ok = c->ts;
 	env->tp->tcp_header_len = c->header_len;
 	env->tp->max_window = c->max_window;
+	if (c->route_mtu)
+		tcp_opt_route_set(test, sk, c);
 
+	rcu_read_lock();
 	got = tcp_sync_mss(sk, c->pmtu);
+	rcu_read_unlock();
 	KUNIT_EXPECT_EQ_MSG(test, got, c->want_sync,
 			    "case %s: tcp_sync_mss(): MTU %u, IP header %u, peer MSS %u, IP options %u, tcp_header_len %u, max_window %u, search_low %u",
 			    c->name, c->pmtu, c->net_header_len, c->mss_clamp,
@@ -2510,20 +2561,16 @@ static void tcp_opt_mss_test(struct kunit *test)
 				    c->want_search_high,
 				    "case %s: MTU probing's upper bound, %u before, PMTU %u",
 				    c->name, c->search_high, c->pmtu);
-	if (c->route_mtu) {
-		route = kunit_kzalloc(test, sizeof(*route), GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, route);
-		route->dst.ops = (struct dst_ops *)&tcp_opt_route_ops;
-		route->mtu = c->route_mtu;
-		RCU_INIT_POINTER(sk->sk_dst_cache, &route->dst);
-	}
+	if (c->max_window_after)
+		env->tp->max_window = c->max_window_after;
 	rcu_read_lock();
 	got = tcp_current_mss(sk);
 	rcu_read_unlock();
 	RCU_INIT_POINTER(sk->sk_dst_cache, NULL);
 	KUNIT_EXPECT_EQ_MSG(test, got, c->want_current,
-			    "case %s: tcp_current_mss(): tcp_header_len %u, TS %d, route MTU %u",
-			    c->name, c->header_len, c->ts, c->route_mtu);
+			    "case %s: tcp_current_mss(): tcp_header_len %u, TS %d, route MTU %u, max_window %u",
+			    c->name, c->header_len, c->ts, c->route_mtu,
+			    env->tp->max_window);
 }
 
 static struct kunit_case tcp_opt_mss_test_cases[] = {

@@ -31,6 +31,9 @@
  */
 #ifdef TCP_OPT_HAVE_TCP_KEY
 #define TCP_OPT_HAVE_USEC_TS	1
+#else
+/* And IPv6's RTAX_FEATURE_ALLFRAG went in the same release. */
+#define TCP_OPT_HAVE_ALLFRAG	1
 #endif
 
 /* tcp_current_mss() subtracts what a segment's options add beyond

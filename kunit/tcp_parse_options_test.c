@@ -43,6 +43,14 @@ struct tcp_parse_result {
 	bool fo_exp;		/* from the experimental kind 254 */
 	bool unknown;		/* saw_unknown */
 	u8 accecn_off;		/* AccECN option offset from th, 0: none */
+	u8 num_sacks;		/* SACK blocks still queued to send */
+};
+
+/* What the socket held before the segment, where a row needs it. */
+struct tcp_parse_state {
+	bool ts_off;		/* established without TS negotiated */
+	u16 mss_clamp;		/* the MSS assumed until one is taken */
+	u8 num_sacks;		/* SACK blocks queued to send */
 };
 
 struct tcp_parse_case {
@@ -53,8 +61,11 @@ struct tcp_parse_case {
 	/* The segment's data right after the header, in the same buffer. */
 	u8 payload_len;
 	u8 payload[8];
+	struct tcp_parse_state before;
 	struct tcp_parse_result want;
 };
+
+static const struct tcp_parse_state tcp_parse_fresh;
 
 static const struct tcp_parse_case tcp_parse_cases[] = {
 	{
@@ -209,6 +220,37 @@ static const struct tcp_parse_case tcp_parse_cases[] = {
 		.len = 4, .opts = { 2, 4, 0, 0 },
 	},
 	{
+		/* <mss 0> on a SYN to a listener, which assumed 536 before
+		 * (RFC 9293 3.7.1, tcp_request_sock_ipv4_ops.mss_clamp): an
+		 * MSS of 0 is ignored and the default stands.
+		 */
+		.name = "mss_0_keeps_default_536",
+		.len = 4, .opts = { 2, 4, 0, 0 },
+		.before = { .mss_clamp = TCP_MSS_DEFAULT },
+		.want = { .mss = TCP_MSS_DEFAULT },
+	},
+	{
+		/* <nop,nop,TS val 1 ecr 2> on a connection whose handshake
+		 * did not negotiate TS: RFC 7323 3.2, "the TSopt MUST be
+		 * ignored and the packet processed normally".
+		 */
+		.name = "ts_not_negotiated_ignored",
+		.estab = 1,
+		.len = 12, .opts = { 1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2 },
+		.before = { .ts_off = 1 },
+	},
+	{
+		/* <nop,nop,sackOK> on a SYN while SACK blocks from before
+		 * are queued: a connection that negotiates SACK starts with
+		 * none to report (RFC 2018 4: blocks describe data this
+		 * connection received; tcp_sack_reset()).
+		 */
+		.name = "sackperm_clears_queued_sacks",
+		.len = 4, .opts = { 1, 1, 4, 2 },
+		.before = { .num_sacks = 2 },
+		.want = { .sackperm = 1 },
+	},
+	{
 		/* <FO len 7,nop>: RFC 7413 4.1.1, the cookie is an even
 		 * number of bytes; an odd one is not read at all.
 		 */
@@ -318,7 +360,8 @@ static void tcp_parse_input_init(struct kunit *test, struct tcp_parse_input *p,
 }
 
 static void tcp_parse_run(struct tcp_parse_input *p, const u8 *opts,
-			  bool estab, struct tcp_parse_result *got)
+			  bool estab, const struct tcp_parse_state *before,
+			  struct tcp_parse_result *got)
 {
 	struct tcp_fastopen_cookie foc = { .len = S8_MAX };
 	struct tcp_options_received rx = {};
@@ -331,10 +374,12 @@ static void tcp_parse_run(struct tcp_parse_input *p, const u8 *opts,
 	memcpy((u8 *)(p->th + 1) + p->len, p->payload, p->payload_len);
 	memset(p->skb->cb, 0, sizeof(p->skb->cb));
 	if (estab) {
-		/* What the handshake agreed: TS and SACK are on. */
-		rx.tstamp_ok = 1;
+		/* What the handshake agreed: SACK, and TS unless off. */
+		rx.tstamp_ok = !before->ts_off;
 		rx.sack_ok = TCP_SACK_SEEN;
 	}
+	rx.mss_clamp = before->mss_clamp;
+	rx.num_sacks = before->num_sacks;
 	/* What the socket kept from the segment before: tcp_parse_options()
 	 * reports this segment alone, so it must clear both itself.
 	 */
@@ -359,6 +404,7 @@ static void tcp_parse_run(struct tcp_parse_input *p, const u8 *opts,
 #ifdef TCPOPT_ACCECN0
 		.accecn_off = rx.accecn,
 #endif
+		.num_sacks = rx.num_sacks,
 	};
 }
 
@@ -370,7 +416,8 @@ static bool tcp_parse_equal(const struct tcp_parse_result *a,
 	       a->tsval == b->tsval && a->tsecr == b->tsecr &&
 	       a->sack_off == b->sack_off && a->fo == b->fo &&
 	       a->fo_len == b->fo_len && a->fo_exp == b->fo_exp &&
-	       a->unknown == b->unknown && a->accecn_off == b->accecn_off;
+	       a->unknown == b->unknown && a->accecn_off == b->accecn_off &&
+	       a->num_sacks == b->num_sacks;
 }
 
 #define TCP_PARSE_TEXT_LEN	96
@@ -403,6 +450,9 @@ static void tcp_parse_describe(const struct tcp_parse_result *r, char *buf)
 			       ",AccECN at %u", r->accecn_off);
 	if (r->unknown)
 		n += scnprintf(buf + n, TCP_PARSE_TEXT_LEN - n, ",unknown");
+	if (r->num_sacks)
+		n += scnprintf(buf + n, TCP_PARSE_TEXT_LEN - n,
+			       ",%u sacks queued", r->num_sacks);
 	if (!n)
 		strscpy(buf, ",nothing", TCP_PARSE_TEXT_LEN);
 }
@@ -436,7 +486,7 @@ static void tcp_parse_test(struct kunit *test)
 			    "case %s: option area is not 32-bit aligned",
 			    c->name);
 	tcp_parse_input_init(test, &p, c->len, c->payload, c->payload_len);
-	tcp_parse_run(&p, c->opts, c->estab, &got);
+	tcp_parse_run(&p, c->opts, c->estab, &c->before, &got);
 	tcp_parse_describe(&got, text);
 	kunit_log(KERN_INFO, test, KUNIT_SUBTEST_INDENT KUNIT_SUBTEST_INDENT
 		  "# parsed: %*phN as <%s>", c->len, c->opts, text + 1);
@@ -530,7 +580,7 @@ static bool tcp_parse_mutant(struct kunit *test, struct tcp_parse_input *p,
 	/* The first row, valid_syn_20_bytes, is the layout to mutate. */
 	memcpy(opts, tcp_parse_cases[0].opts, sizeof(opts));
 	opts[pos] = value;
-	tcp_parse_run(p, opts, estab, &got);
+	tcp_parse_run(p, opts, estab, &tcp_parse_fresh, &got);
 	tcp_parse_ref(opts, sizeof(opts), estab, &want);
 	if (!report)
 		return tcp_parse_equal(&got, &want);
