@@ -2527,7 +2527,7 @@ static void tcp_opt_mss_test(struct kunit *test)
 #ifdef TCP_OPT_HAVE_ALLFRAG
 		ops->net_frag_header_len = sizeof(struct frag_hdr);
 #else
-		kunit_skip(test, "needs RTAX_FEATURE_ALLFRAG (before 6.7)");
+		tcp_opt_skip(test, "needs RTAX_FEATURE_ALLFRAG (before 6.7)");
 #endif
 	}
 	icsk->icsk_af_ops = ops;
