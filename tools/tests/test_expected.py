@@ -96,11 +96,11 @@ class RealSourceTest(unittest.TestCase):
         cls.names = expected.case_names(
             (KUNIT_DIR / 'tcp_options_test.c').read_text())
 
-    def test_declares_174_unique_cases(self) -> None:
+    def test_declares_182_unique_cases(self) -> None:
         # Table rows, plain cases and sweep groups; 14 of the rows TCP-AO,
-        # 15 the MSS from a path MTU.
-        self.assertEqual(len(self.names), 174)
-        self.assertEqual(len(set(self.names)), 174)
+        # 19 the MSS from a path MTU.
+        self.assertEqual(len(self.names), 182)
+        self.assertEqual(len(set(self.names)), 182)
         self.assertIn('mss_md5_key_deleted', self.names)
 
     def test_sweep_groups_are_cases(self) -> None:
@@ -136,10 +136,10 @@ class RealSourceTest(unittest.TestCase):
         self.assertNotIn('tcp_bench_hotpath_test', names)
         self.assertNotIn('tcp_bench_sweep_scale_test', names)
 
-    def test_parser_suite_declares_32_rows_and_the_mutations(self) -> None:
+    def test_parser_suite_declares_35_rows_and_the_mutations(self) -> None:
         parser = expected.case_names(
             (KUNIT_DIR / 'tcp_parse_options_test.c').read_text())
-        self.assertEqual(len(set(parser)), 33)
+        self.assertEqual(len(set(parser)), 36)
         self.assertEqual(parser[-1], 'tcp_parse_mutation_test')
 
     def test_declares_every_case_of_the_passing_log(self) -> None:
