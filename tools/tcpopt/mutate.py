@@ -405,6 +405,14 @@ def code_fingerprint(tree: Path) -> str:
     return digest(target_paths(tree))
 
 
+def config_fingerprint(settings: Settings) -> str:
+    """The build options: the same source built with other options is
+    other object code."""
+    options = sorted(set(settings.kunitconfig.read_text().split()) |
+                     set(settings.kconfig_add))
+    return hashlib.sha256('\n'.join(options).encode()).hexdigest()[:16]
+
+
 def tests_fingerprint(settings: Settings) -> str:
     return digest(test_paths(settings))
 
@@ -419,16 +427,19 @@ def results_file(settings: Settings) -> Path:
     return settings.tree_dir / 'mutate' / 'results.json'
 
 
-def still_valid(result: Result, tests: str, cases: Set[str]) -> bool:
+def still_valid(result: Result, tests: str, cases: Set[str],
+                config_changed: bool = False) -> bool:
     """A verdict measured with other test sources stands if no test could
     change it: a no-build, or a kill whose failing cases all still exist
     (tests are added, rarely weakened; delete results.json to measure
-    every verdict again). A survivor is measured again."""
+    every verdict again). A survivor is measured again. After a change of
+    build options only such kills stand: the object comparison and the
+    build are measured again."""
     if result.verdict in ('no-build', SAME_CODE):
-        return True
+        return not config_changed
     if result.verdict == 'survived' and not result.compared:
         return False            # measured before objects were compared
-    if result.tests == tests:
+    if result.tests == tests and not config_changed:
         return True
     return result.verdict == 'killed' and bool(result.failing) and \
         all(name in cases for name in result.failing)
@@ -450,10 +461,13 @@ def load_results(settings: Settings, tree: Path) -> Dict[str, Result]:
         return results
     if data.get('code') != code_fingerprint(tree):
         return {}
+    # Files from before the options were recorded were measured with them.
+    config_changed = data.get('config', config_fingerprint(settings)) != \
+        config_fingerprint(settings)
     cases = set(expected_cases(settings.kunit_dir))
     results = {k: Result(**v) for k, v in data.get('results', {}).items()}
     return {k: r for k, r in results.items()
-            if still_valid(r, tests, cases)}
+            if still_valid(r, tests, cases, config_changed)}
 
 
 def save_results(settings: Settings, tree: Path,
@@ -462,6 +476,7 @@ def save_results(settings: Settings, tree: Path,
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, json.dumps(
         {'code': code_fingerprint(tree),
+         'config': config_fingerprint(settings),
          'results': {k: asdict(v) for k, v in results.items()}}, indent=1))
 
 

@@ -233,6 +233,7 @@ class ResultsFileTest(unittest.TestCase):
         (root / 'repo' / 'kunit').mkdir(parents=True)
         self.test_source = root / 'repo' / 'kunit' / 't.c'
         self.test_source.write_text(KUNIT_SOURCE)
+        (root / 'repo' / '.kunitconfig').write_text('CONFIG_KUNIT=y\n')
         self.settings = Settings(tree='6.1', work_dir=root / 'work',
                                  repo=root / 'repo')
         self.tree = root / 'tree'
@@ -265,6 +266,13 @@ class ResultsFileTest(unittest.TestCase):
             'KUNIT_CASE(case_b)', 'KUNIT_CASE(case_b),\n\tKUNIT_CASE(case_c)'))
         self.assertEqual(sorted(self.load()),
                          ['killed-a', 'no-build', 'same-code'])
+
+    def test_other_build_options_keep_only_kills_whose_cases_exist(self):
+        (self.settings.repo / '.kunitconfig').write_text('CONFIG_KUNIT=y\n')
+        mutate.save_results(self.settings, self.tree, self.results)
+        (self.settings.repo / '.kunitconfig').write_text(
+            'CONFIG_KUNIT=y\nCONFIG_MPTCP=y\n')
+        self.assertEqual(sorted(self.load()), ['killed-a'])
 
     def test_a_code_change_reruns_everything(self):
         mutate.save_results(self.settings, self.tree, self.results)
