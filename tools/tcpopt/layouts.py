@@ -118,12 +118,27 @@ def describe_inputs(inputs: Dict[str, str]) -> str:
         parts.append(_accecn(inputs))
     if _flag(inputs, 'retrans'):
         parts.append('retransmitted')
+    if inputs.get('mptcp', '') not in ('', '0'):
+        parts.append(_mptcp(inputs))
     fo = inputs.get('fo', 'none')
     if fo not in ('none', ''):
         exp = ' exp' if fo == 'exp' else ''
         length = inputs.get('fo_len', '0')
         parts.append(f'FO{exp} ' + ('request' if length == '0' else length))
     return ', '.join(parts)
+
+
+def _mptcp(inputs: Dict[str, str]) -> str:
+    """'MP_CAPABLE csum deny-join-id0', 'MP_JOIN backup'."""
+    name = {'mpc': 'MP_CAPABLE', 'mpj': 'MP_JOIN'}.get(inputs['mptcp'],
+                                                      inputs['mptcp'])
+    flags = [text for key, text in (('mptcp_csum', 'csum'),
+                                    ('mptcp_deny_join_id0', 'deny-join-id0'),
+                                    ('mptcp_backup', 'backup'))
+             if _flag(inputs, key)]
+    if _flag(inputs, 'mptcp_ack'):
+        flags.append(f'data ACK {inputs["mptcp_ack"]}')
+    return ' '.join([name] + flags)
 
 
 def _accecn(inputs: Dict[str, str]) -> str:

@@ -17,13 +17,17 @@ FOEXP_MAGIC = 0xf989                 # RFC 7413 section 4.1.1 on kind 254
 # kind -> (name, required length or None when variable)
 KINDS: Dict[int, Tuple[str, int | None]] = {
     2: ('MSS', 4), 3: ('WS', 3), 4: ('SACK_PERM', 2), 5: ('SACK', None),
-    8: ('TS', 10), 19: ('MD5', 18), 29: ('AO', None), 34: ('FO', None),
+    8: ('TS', 10), 19: ('MD5', 18), 29: ('AO', None), 30: ('MPTCP', None),
+    34: ('FO', None),
     172: ('AccECN0', None), 174: ('AccECN1', None), 254: ('FOEXP', None),
 }
 NAMES = {0: 'EOL', 1: 'NOP', **{kind: v[0] for kind, v in KINDS.items()}}
 # RFC 9768 section 3.2.3: three 24-bit byte counters, in the order the
 # kind names; an option carries the first 0 to 3 of them.
 ACCECN_ORDER = {172: ('e0b', 'ceb', 'e1b'), 174: ('e1b', 'ceb', 'e0b')}
+# RFC 8684 section 3: the 4-bit subtype in the high nibble of byte 2.
+MPTCP_SUBTYPES = ('mp_capable', 'mp_join', 'dss', 'add_addr', 'remove_addr',
+                  'mp_prio', 'mp_fail', 'mp_fastclose', 'mp_tcprst')
 
 
 def bracketed(layout: str) -> str:
@@ -87,6 +91,8 @@ def _option(kind: int, at: int, body: bytes) -> List[Span]:
                 Span('AO_MAC', at + 4, mac, f'MAC ({mac} bytes)')]
     if kind in ACCECN_ORDER:
         return [_accecn_span(kind, at, body)]
+    if kind == 30:
+        return [_mptcp_span(at, body)]
     if kind == 34:
         return [Span('FO', at, size, _cookie_label('FO', body),
                      ('FO ' + body.hex()).strip())]
@@ -103,6 +109,22 @@ def _accecn_span(kind: int, at: int, body: bytes) -> Span:
     count = len(fields)
     return Span('ACCECN', at, len(body) + 2,
                 f'{name} {count} field{"s" if count != 1 else ""}', text)
+
+
+def _mptcp_span(at: int, body: bytes) -> Span:
+    """'mp_capable len 4 v1 flags 0x01', 'mp_join len 12 backup id 3'."""
+    size = len(body) + 2
+    subtype = body[0] >> 4
+    if subtype >= len(MPTCP_SUBTYPES):
+        text = f'mptcp subtype {subtype} len {size}'
+        return Span('MPTCP', at, size, f'MPTCP subtype {subtype}', text)
+    name = MPTCP_SUBTYPES[subtype]
+    text = f'{name} len {size}'
+    if subtype == 0 and size >= 4:
+        text += f' v{body[0] & 0xf} flags 0x{body[1]:02x}'
+    elif subtype == 1 and size >= 4:
+        text += (' backup' if body[0] & 1 else '') + f' id {body[1]}'
+    return Span('MPTCP', at, size, name.upper(), text)
 
 
 def _cookie_label(name: str, cookie: bytes) -> str:
@@ -161,6 +183,8 @@ def _well_formed(kind: int, length: int, want: int | None,
         return length >= 4 and _u16(body, 0) == FOEXP_MAGIC
     if kind in ACCECN_ORDER:
         return (length - 2) % 3 == 0 and length <= 2 + 3 * 3
+    if kind == 30:
+        return length >= 3
     return True
 
 
@@ -200,6 +224,8 @@ LAYOUT_ITEMS = [
     (re.compile(r'^AccECN([01])((?: (?:e0b|ceb|e1b) \d+)*)$'),
      lambda m: Option(172 + 2 * int(m[1]),
                       tuple(int(x) for x in m[2].split()[1::2]))),
+    (re.compile(r'^(' + '|'.join(MPTCP_SUBTYPES) + r') len (\d+)(.*)$'),
+     lambda m: Option(30, (m[1], int(m[2])))),
     (re.compile(r'^FO ?([0-9a-f]*)$'), lambda m: Option(34, (m[1],))),
     (re.compile(r'^FOEXP ?([0-9a-f]*)$'), lambda m: Option(254, (m[1],))),
 ]

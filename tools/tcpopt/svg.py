@@ -29,6 +29,7 @@ STYLE: Dict[str, Tuple[str, str, str]] = {
     'FO': ('#17becf', '#000000', 'Fast Open (kind 34)'),
     'FOEXP': ('#bcbd22', '#000000', 'Fast Open exp. (kind 254)'),
     'ACCECN': ('#98df8a', '#000000', 'AccECN (kind 172/174)'),
+    'MPTCP': ('#ffbb78', '#000000', 'MPTCP (kind 30)'),
     'NOP': ('#d9d9d9', '#000000', 'NOP padding'),
     'EOL': ('#7f7f7f', '#ffffff', 'EOL'),
     'UNKNOWN': ('#f7b6d2', '#000000', 'unknown kind'),

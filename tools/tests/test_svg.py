@@ -70,7 +70,28 @@ class DecodeTest(unittest.TestCase):
         self.assertEqual(kinds(bytes.fromhex('0101080a00000001')),
                          ['NOP', 'NOP', 'MALFORMED'])
         self.assertEqual(kinds(bytes.fromhex('020305')), ['MALFORMED'])
-        self.assertEqual(kinds(bytes.fromhex('1e04aabb')), ['UNKNOWN'])
+        self.assertEqual(kinds(bytes.fromhex('1f04aabb')), ['UNKNOWN'])
+        self.assertEqual(kinds(bytes.fromhex('1e02')), ['MALFORMED'])
+
+    def test_mptcp_subtypes(self) -> None:
+        # RFC 8684 section 3: kind 30, the subtype in the high nibble.
+        cases = (
+            ('1e040101', 'mp_capable len 4 v1 flags 0x01'),
+            ('1e0c01a1' + '0102030405060708',
+             'mp_capable len 12 v1 flags 0xa1'),
+            ('1e0c1103' + '11223344' + '55667788',
+             'mp_join len 12 backup id 3'),
+            ('1e082001' + '00000001', 'dss len 8'),
+            ('1e04f000', 'mptcp subtype 15 len 4'),
+        )
+        for data, text in cases:
+            with self.subTest(data):
+                self.assertEqual(options.packetdrill(bytes.fromhex(data)),
+                                 text)
+                self.assertEqual(kinds(bytes.fromhex(data)), ['MPTCP'])
+        layout = options.parse_layout('mss 1460,mp_join len 12 backup id 3')
+        self.assertEqual([(o.kind, o.values) for o in layout],
+                         [(2, (1460,)), (30, ('mp_join', 12))])
         self.assertEqual(kinds(bytes.fromhex('01000000')), ['NOP', 'EOL'])
         self.assertEqual(kinds(bytes.fromhex('0101')), ['NOP', 'NOP'])
         self.assertEqual(kinds(b'\x02'), ['MALFORMED'])
