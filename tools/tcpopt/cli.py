@@ -419,7 +419,8 @@ def sweep_step(settings: Settings, tally: Tally, run: ktap.Run) -> None:
     """
     result = sweep.compare(run.sweep,
                            ao=settings.has_tcp_ao,
-                           accecn=settings.has_accecn)
+                           accecn=settings.has_accecn,
+                           mptcp=settings.has_mptcp)
     print(sweep.format_report(result))
     print(f'{"PASS" if result.ok else "FAIL"} sweep on {settings.tree}')
     tally.add(result.ok)

@@ -34,6 +34,8 @@ import struct
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, NamedTuple, Tuple
 
+from . import mptcp_model
+
 KINDS = ('syn', 'synack', 'established')
 FO_KINDS = ('none', 'rfc7413', 'exp')
 
@@ -109,6 +111,17 @@ SWEEP_AO_MSS = 1460
 SWEEP_AO_WSCALE = 7
 # The AccECN groups (7.3 only) fix MSS and wscale as the AO ones do.
 SWEEP_ACCECN_MINLEN = tuple(range(ACCECN_MAX_FIELDS + 1))
+SWEEP_MPTCP_ACK = (0, 32, 64)
+
+# MPTCP (RFC 8684), on trees built with CONFIG_MPTCP. The handshake
+# option a subflow or request asks for, and what the harness puts in it.
+MPTCP_KINDS = ('none', 'mpc', 'mpj')
+MPTCP_LOCAL_ID = 3
+MPTCP_REMOTE_TOKEN = 0x11223344
+MPTCP_LOCAL_NONCE = 0x55667788
+MPTCP_LOCAL_KEY = 0x0102030405060708
+MPTCP_THMAC = 0x8877665544332211
+MPTCP_ACK_SEQ = 0x0000000a0000000b
 
 # Keys of a '# sweep:' record, in the order the kernel prints them.
 FIELDS = ('kind', 'ts', 'sack', 'ws', 'md5', 'syncookie', 'mss', 'wscale',
@@ -116,6 +129,8 @@ FIELDS = ('kind', 'ts', 'sack', 'ws', 'md5', 'syncookie', 'mss', 'wscale',
 # Keys a record has only when not zero: 6.12's TCP-AO MAC length, printed
 # after dsack, so that 6.1's records and 6.12's non-AO ones are unchanged.
 OPTIONAL_FIELDS = ('ao_maclen',)
+MPTCP_FIELDS = ('mptcp', 'mptcp_ack', 'mptcp_csum', 'mptcp_deny_join_id0',
+                'mptcp_backup')
 # Keys of a record about an AccECN packet, all present or none (7.3).
 ACCECN_FIELDS = ('accecn', 'ecn_option', 'minlen', 'demand', 'fail_send')
 # Keys that describe the kernel's output, not the inputs.
@@ -154,6 +169,11 @@ class Inputs:
     minlen: int = 0
     demand: bool = False
     fail_send: bool = False
+    mptcp: str = 'none'
+    mptcp_ack: int = 0
+    mptcp_csum: bool = False
+    mptcp_deny_join_id0: bool = False
+    mptcp_backup: bool = False
 
     def __post_init__(self) -> None:
         problem = _problem(self)
@@ -173,6 +193,7 @@ class Plan(NamedTuple):
     fast_open: bool
     ao: bool = False
     accecn_fields: int = -1         # -1: no AccECN option
+    mptcp: int = 0                  # bytes of the MPTCP option, 0: none
 
 
 def _problem(i: Inputs) -> str:
@@ -186,6 +207,9 @@ def _problem(i: Inputs) -> str:
     if i.md5 and i.ao_maclen:
         # A segment carries one signature: Linux picks one key per packet.
         return 'MD5 and TCP-AO are exclusive'
+    problem = _mptcp_problem(i)
+    if problem:
+        return problem
     if not i.accecn and (i.ecn_option or i.minlen or i.demand or
                          i.fail_send):
         return 'ecn_option, minlen, demand and fail_send need accecn'
@@ -221,6 +245,59 @@ def _problem(i: Inputs) -> str:
         # An odd cookie leaves pad bytes the writer never fills.
         return f'fo_len must be even and 0..{MAX_COOKIE_LEN}'
     return ''
+
+
+def _mptcp_problem(i: Inputs) -> str:
+    if i.mptcp not in MPTCP_KINDS:
+        return f'mptcp must be one of {", ".join(MPTCP_KINDS)}'
+    if i.mptcp == 'none':
+        if i.mptcp_ack or i.mptcp_csum or i.mptcp_deny_join_id0 or \
+                i.mptcp_backup:
+            return 'mptcp_ack, mptcp_csum, mptcp_deny_join_id0 and ' \
+                'mptcp_backup need mptcp'
+        return ''
+    if i.accecn or i.md5 or i.ao_maclen:
+        return 'MPTCP is modelled without AccECN, MD5 and TCP-AO'
+    if i.kind == 'established':
+        if i.mptcp != 'mpc' or i.mptcp_csum or i.mptcp_deny_join_id0 or \
+                i.mptcp_backup:
+            return 'an established MPTCP subflow takes mptcp=mpc and ' \
+                'mptcp_ack only'
+        if i.mptcp_ack not in SWEEP_MPTCP_ACK:
+            return 'mptcp_ack must be 0, 32 or 64'
+        return ''
+    if i.mptcp_ack:
+        return 'mptcp_ack is established-only'
+    if i.kind == 'syn' and (i.mptcp_csum or i.mptcp_deny_join_id0):
+        # A SYN takes both flags from the netns's sysctls (defaults).
+        return 'mptcp_csum and mptcp_deny_join_id0 are SYN-ACK inputs'
+    if i.mptcp == 'mpj' and (i.mptcp_csum or i.mptcp_deny_join_id0):
+        return 'mptcp_csum and mptcp_deny_join_id0 belong to MP_CAPABLE'
+    if i.mptcp == 'mpc' and i.mptcp_backup:
+        return 'mptcp_backup belongs to MP_JOIN'
+    return ''
+
+
+def mptcp_option(i: Inputs) -> bytes:
+    """The MPTCP option @i asks for, from RFC 8684's formats."""
+    if i.kind == 'established':
+        # Section 3.3: a Data ACK alone (no mapping: no payload).
+        return mptcp_model.dss(ack=MPTCP_ACK_SEQ % (1 << i.mptcp_ack),
+                               ack_bits=i.mptcp_ack) if i.mptcp_ack else b''
+    packet = 'syn' if i.kind == 'syn' else 'synack'
+    if i.mptcp == 'mpj':
+        if packet == 'syn':
+            return mptcp_model.mp_join(
+                'syn', backup=i.mptcp_backup, addr_id=MPTCP_LOCAL_ID,
+                token=MPTCP_REMOTE_TOKEN, nonce=MPTCP_LOCAL_NONCE)
+        return mptcp_model.mp_join(
+            'synack', backup=i.mptcp_backup, addr_id=MPTCP_LOCAL_ID,
+            truncated_hmac=MPTCP_THMAC, nonce=MPTCP_LOCAL_NONCE)
+    if packet == 'syn':
+        return mptcp_model.mp_capable('syn')
+    return mptcp_model.mp_capable(
+        'synack', checksum=i.mptcp_csum,
+        deny_join_id0=i.mptcp_deny_join_id0, sender_key=MPTCP_LOCAL_KEY)
 
 
 def align4(length: int) -> int:
@@ -275,6 +352,12 @@ def _handshake_plan(i: Inputs) -> Plan:
     fast_open = i.fo != 'none' and fast_open_size(i) <= remaining
     if fast_open:
         remaining -= fast_open_size(i)
+    # MPTCP takes what is left, whole or not at all (RFC 8684 section
+    # 3.7: without it the connection falls back to TCP).
+    mptcp = len(mptcp_option(i)) if i.mptcp != 'none' else 0
+    if mptcp > remaining:
+        mptcp = 0
+    remaining -= mptcp
     fields = -1
     if i.accecn and i.ecn_option != ECN_OPTION_OFF and \
             remaining >= TCPOLEN_ACCECN_BASE:
@@ -282,7 +365,7 @@ def _handshake_plan(i: Inputs) -> Plan:
                                0, 0)
     return Plan(md5=i.md5, mss=True, ts=ts, sack_perm=i.sack, ws=i.ws,
                 sack_blocks=0, fast_open=fast_open, ao=bool(i.ao_maclen),
-                accecn_fields=fields)
+                accecn_fields=fields, mptcp=mptcp)
 
 
 def _established_plan(i: Inputs) -> Plan:
@@ -290,6 +373,10 @@ def _established_plan(i: Inputs) -> Plan:
         (ALIGNED_TS if i.ts else 0)
     blocks = 0
     queued = i.sacks + int(i.dsack)
+    # MPTCP before SACK: a subflow without its options falls back to TCP
+    # (the comment in tcp_established_options()).
+    mptcp = len(mptcp_option(i)) if i.mptcp != 'none' else 0
+    used += mptcp
     remaining = MAX_OPTION_SPACE - used
     # Less than one block's worth left: no SACK option at all.
     if queued and remaining >= ALIGNED_SACK_BASE + TCPOLEN_SACK_PERBLOCK:
@@ -304,7 +391,7 @@ def _established_plan(i: Inputs) -> Plan:
                                     2 if blocks else 0, i.minlen, blocks)
     return Plan(md5=i.md5, mss=False, ts=i.ts, sack_perm=False, ws=False,
                 sack_blocks=blocks, fast_open=False, ao=bool(i.ao_maclen),
-                accecn_fields=fields)
+                accecn_fields=fields, mptcp=mptcp)
 
 
 # --- AccECN: the Linux policy ------------------------------------------------
@@ -416,7 +503,7 @@ def reserved_size(p: Plan, i: Inputs) -> int:
         if i.kind == 'synack':
             saving = synack_saving(p.ts, p.sack_perm, p.ws)
         size += accecn_cost(p.accecn_fields, saving)
-    return size
+    return size + p.mptcp
 
 
 def _nops(count: int) -> bytes:
@@ -514,6 +601,9 @@ def layout(i: Inputs) -> bytes:
         out += spare + _nops(ALIGNED_WORD - len(spare))
     if p.fast_open:
         out += _fast_open(i)
+    if p.mptcp:
+        # Last, after everything else (tcp_options_write()).
+        out += mptcp_option(i)
     # The encoder and the budget are written separately; they must agree.
     assert len(out) == reserved_size(p, i), (to_text(i), out.hex())
     return out
@@ -532,6 +622,8 @@ def mss_delta(i: Inputs) -> int:
         raise ValueError('tcp_current_mss() applies to established sockets')
     if i.ao_maclen:
         raise ValueError('mss_delta models 6.1, which has no TCP-AO')
+    if i.mptcp != 'none':
+        raise ValueError('mss_delta does not model MPTCP reservations')
     counted = (ALIGNED_TS if i.ts else 0) + (ALIGNED_MD5 if i.md5 else 0)
     return len(layout(i)) - counted
 
@@ -558,7 +650,8 @@ def from_fields(fields: Mapping[str, str]) -> Inputs:
     missing = [key for key in FIELDS if key not in fields]
     if missing:
         raise ValueError(f'missing {", ".join(missing)}')
-    known = FIELDS + OPTIONAL_FIELDS + ACCECN_FIELDS + OUTPUT_FIELDS
+    known = FIELDS + OPTIONAL_FIELDS + ACCECN_FIELDS + MPTCP_FIELDS + \
+        OUTPUT_FIELDS
     unknown = [key for key in fields if key not in known]
     if unknown:
         raise ValueError(f'the model does not cover {", ".join(unknown)}')
@@ -575,7 +668,7 @@ def from_fields(fields: Mapping[str, str]) -> Inputs:
                   dsack=flag('dsack'),
                   ao_maclen=_number('ao_maclen',
                                     fields.get('ao_maclen', '0')),
-                  **_accecn_inputs(fields))
+                  **_accecn_inputs(fields), **_mptcp_inputs(fields))
 
 
 def _accecn_inputs(fields: Mapping[str, str]) -> Dict[str, object]:
@@ -593,17 +686,32 @@ def _accecn_inputs(fields: Mapping[str, str]) -> Dict[str, object]:
             'fail_send': _flag('fail_send', fields['fail_send'])}
 
 
+def _mptcp_inputs(fields: Mapping[str, str]) -> Dict[str, object]:
+    """The MPTCP keys, all or none, as Inputs arguments."""
+    present = [key for key in MPTCP_FIELDS if key in fields]
+    if not present:
+        return {}
+    missing = [key for key in MPTCP_FIELDS if key not in fields]
+    if missing:
+        raise ValueError(f'missing {", ".join(missing)}')
+    return {'mptcp': fields['mptcp'],
+            'mptcp_ack': _number('mptcp_ack', fields['mptcp_ack']),
+            **{key: _flag(key, fields[key]) for key in MPTCP_FIELDS[2:]}}
+
+
 def to_fields(i: Inputs) -> Dict[str, str]:
     """The record form of @i, keys in the kernel's order.
 
     ao_maclen only when there is an AO key, as the kernel prints it.
     """
     out: Dict[str, str] = {}
-    for key in FIELDS + OPTIONAL_FIELDS + ACCECN_FIELDS:
+    for key in FIELDS + OPTIONAL_FIELDS + ACCECN_FIELDS + MPTCP_FIELDS:
         value = getattr(i, key)
         if key in OPTIONAL_FIELDS and not value:
             continue
         if key in ACCECN_FIELDS and not i.accecn:
+            continue
+        if key in MPTCP_FIELDS and i.mptcp == 'none':
             continue
         out[key] = str(int(value)) if isinstance(value, bool) else str(value)
     return out
@@ -618,10 +726,12 @@ def to_text(i: Inputs) -> str:
 
 
 def _handshake_group(kind: str, md5: bool, syncookie: bool, fo: str,
-                     ao: bool = False, accecn: bool = False) -> List[Inputs]:
+                     ao: bool = False, accecn: bool = False,
+                     mptcp: str = 'none') -> List[Inputs]:
     fo_lens = (0,) if fo == 'none' else SWEEP_FO_LEN
-    # AO and AccECN groups fix MSS and wscale; AO walks the MAC lengths.
-    fixed = ao or accecn
+    # AO, AccECN and MPTCP groups fix MSS and wscale; AO walks the MAC
+    # lengths.
+    fixed = ao or accecn or mptcp != 'none'
     msses = (SWEEP_AO_MSS,) if fixed else SWEEP_MSS
     wscales = (SWEEP_AO_WSCALE,) if fixed else SWEEP_WSCALE
     maclens = SWEEP_AO_MACLEN if ao else (0,)
@@ -630,18 +740,21 @@ def _handshake_group(kind: str, md5: bool, syncookie: bool, fo: str,
     return [Inputs(kind=kind, ts=bool(flags & 1), sack=bool(flags & 2),
                    ws=bool(flags & 4), md5=md5, syncookie=syncookie,
                    mss=mss, wscale=wscale, fo=fo, fo_len=fo_len,
-                   ao_maclen=maclen, **ecn)
+                   ao_maclen=maclen, mptcp=mptcp, **ecn)
             for flags in range(8) for mss in msses for wscale in wscales
             for maclen in maclens for fo_len in fo_lens]
 
 
 def _established_group(md5: bool, ao_maclen: int = 0,
-                       accecn: bool = False) -> List[Inputs]:
+                       accecn: bool = False,
+                       mptcp_ack: int | None = None) -> List[Inputs]:
     owed = SWEEP_ACCECN_MINLEN if accecn else (0,)
     ecn = {'accecn': True, 'ecn_option': ECN_OPTION_FULL} if accecn else {}
+    mptcp = {} if mptcp_ack is None else {'mptcp': 'mpc',
+                                          'mptcp_ack': mptcp_ack}
     return [Inputs(kind='established', ts=bool(flags & 1), md5=md5,
                    dsack=bool(flags & 2), sacks=flags >> 2,
-                   ao_maclen=ao_maclen, minlen=minlen, **ecn)
+                   ao_maclen=ao_maclen, minlen=minlen, **ecn, **mptcp)
             for flags in range(2 * (MAX_SACK_BLOCKS + 1) * 2)
             for minlen in owed]
 
@@ -674,12 +787,30 @@ def _accecn_groups() -> List[Inputs]:
     return out
 
 
-def cross_product(ao: bool = False, accecn: bool = False) -> List[Inputs]:
+def _mptcp_groups() -> List[Inputs]:
+    """The MPTCP groups, last: MP_CAPABLE and MP_JOIN handshakes, then
+    an established subflow per Data ACK size."""
+    out: List[Inputs] = []
+    for kind, cookies in (('syn', (False,)), ('synack', (False, True))):
+        for syncookie in cookies:
+            for fo in FO_KINDS:
+                out += _handshake_group(kind, False, syncookie, fo,
+                                        mptcp='mpc')
+            out += _handshake_group(kind, False, syncookie, 'none',
+                                    mptcp='mpj')
+    for ack in SWEEP_MPTCP_ACK:
+        out += _established_group(False, mptcp_ack=ack)
+    return out
+
+
+def cross_product(ao: bool = False, accecn: bool = False,
+                  mptcp: bool = False) -> List[Inputs]:
     """Every combination the kernel's tcp_opt_sweep suite emits, in order.
 
     @ao: the tree has TCP-AO (6.12 and 7.3 with CONFIG_TCP_AO), so the
     suite also runs its AO groups; on 6.1 they are skipped and print
     nothing. @accecn: the tree has AccECN (7.3), and the AccECN groups run.
+    @mptcp: the build has CONFIG_MPTCP, and the MPTCP groups run last.
     """
     out: List[Inputs] = []
     for kind, cookies in (('syn', (False,)), ('synack', (False, True))):
@@ -690,4 +821,5 @@ def cross_product(ao: bool = False, accecn: bool = False) -> List[Inputs]:
     for md5 in (False, True):
         out += _established_group(md5)
     return out + (_ao_groups() if ao else []) + \
-        (_accecn_groups() if accecn else [])
+        (_accecn_groups() if accecn else []) + \
+        (_mptcp_groups() if mptcp else [])

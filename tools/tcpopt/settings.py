@@ -171,6 +171,12 @@ class Settings:
         return 'CONFIG_TCP_AO=y' in self.kconfig_add
 
     @property
+    def has_mptcp(self) -> bool:
+        """Whether the kunit build enables MPTCP, so the MPTCP groups run."""
+        return 'CONFIG_MPTCP=y' in self.kconfig_add or \
+            'CONFIG_MPTCP=y' in self.kunitconfig.read_text().split()
+
+    @property
     def has_accecn(self) -> bool:
         """Whether the tree writes the AccECN option (6.18 and later), so
         the AccECN groups run."""

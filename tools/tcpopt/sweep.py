@@ -110,13 +110,15 @@ def _check(record: Mapping[str, str], inputs: Inputs,
 
 def compare(records: Sequence[Mapping[str, str]],
             expected: Optional[Sequence[Inputs]] = None,
-            ao: bool = False, accecn: bool = False) -> SweepResult:
+            ao: bool = False, accecn: bool = False,
+            mptcp: bool = False) -> SweepResult:
     """Judge every record against the combinations the tree should print.
 
     @expected defaults to model.cross_product(ao=@ao, accecn=@accecn):
     pass ao=True for a tree that runs the TCP-AO groups (6.12 and 7.3 with
-    CONFIG_TCP_AO), accecn=True for one that runs the AccECN groups (7.3).
-    Both are ignored when @expected is given.
+    CONFIG_TCP_AO), accecn=True for one that runs the AccECN groups (7.3),
+    mptcp=True for a build with CONFIG_MPTCP. All are ignored when
+    @expected is given.
     """
     result = SweepResult(total=len(records))
     seen: Counter[Inputs] = Counter()
@@ -134,7 +136,7 @@ def compare(records: Sequence[Mapping[str, str]],
             result.invalid.append(Invalid(dict(record), str(error)))
     result.duplicates = [Duplicate(inputs, count)
                          for inputs, count in seen.items() if count > 1]
-    wanted = model.cross_product(ao=ao, accecn=accecn) \
+    wanted = model.cross_product(ao=ao, accecn=accecn, mptcp=mptcp) \
         if expected is None else expected
     result.missing = [inputs for inputs in wanted if inputs not in seen]
     wanted_set = set(wanted)

@@ -777,8 +777,8 @@ class FieldsTest(unittest.TestCase):
                          'sacks=2 dsack=0')
 
     def test_unknown_key_is_refused(self) -> None:
-        fields = ktap.fields(self.RECORD + ' mptcp=1')
-        with self.assertRaisesRegex(ValueError, 'does not cover mptcp'):
+        fields = ktap.fields(self.RECORD + ' smc=1')
+        with self.assertRaisesRegex(ValueError, 'does not cover smc'):
             model.from_fields(fields)
 
     def test_from_an_ao_record(self) -> None:
@@ -929,3 +929,83 @@ class AccEcnTest(unittest.TestCase):
     def test_layout_text_names_the_fields_in_wire_order(self) -> None:
         self.assertEqual(layout_text(bytes.fromhex('ac08000001000002')),
                          'AccECN0 e0b 1 ceb 2')
+
+
+class MptcpTest(unittest.TestCase):
+    """MPTCP (RFC 8684) after every TCP option, within what is left."""
+
+    SYN = dict(kind='syn', ts=True, sack=True, ws=True, mss=1460, wscale=7)
+    SYNACK = dict(kind='synack', ts=True, sack=True, ws=True, mss=1440,
+                  wscale=9)
+
+    def words(self, inputs: model.Inputs) -> str:
+        data = model.layout(inputs)
+        return ' '.join(data[i:i + 4].hex() for i in range(0, len(data), 4))
+
+    def test_mp_capable_syn_goes_last(self) -> None:
+        # <mss 1460,sackOK,TS val 1 ecr 0,nop,wscale 7,mp_capable v1 H>
+        self.assertEqual(self.words(model.Inputs(**self.SYN, mptcp='mpc')),
+                         '020405b4 0402080a 00000001 00000000 01030307 '
+                         '1e040101')
+
+    def test_a_full_syn_leaves_mp_capable_out(self) -> None:
+        # 06d64ab46f19: no room, no option (and no wrap of the budget).
+        inputs = model.Inputs(**self.SYN, fo='exp', fo_len=16, mptcp='mpc')
+        self.assertEqual(model.plan(inputs).mptcp, 0)
+        self.assertEqual(len(model.layout(inputs)), 40)
+        fits = model.Inputs(**self.SYN, fo='rfc7413', fo_len=14,
+                            mptcp='mpc')
+        self.assertEqual(model.layout(fits)[-4:].hex(), '1e040101')
+
+    def test_mp_join_synack(self) -> None:
+        inputs = model.Inputs(**self.SYNACK, mptcp='mpj')
+        self.assertEqual(self.words(inputs).split()[5:],
+                         ['1e101003', '88776655', '44332211', '55667788'])
+
+    def test_mp_capable_synack_flags(self) -> None:
+        inputs = model.Inputs(kind='synack', mss=1440, wscale=9,
+                              mptcp='mpc', mptcp_csum=True,
+                              mptcp_deny_join_id0=True)
+        self.assertEqual(self.words(inputs),
+                         '020405a0 1e0c01a1 01020304 05060708')
+
+    def test_data_ack_takes_space_before_sack(self) -> None:
+        est32 = model.Inputs(kind='established', ts=True, sacks=3,
+                             mptcp='mpc', mptcp_ack=32)
+        self.assertEqual(model.plan(est32).sack_blocks, 2)
+        self.assertEqual(self.words(est32).split()[-2:],
+                         ['1e082001', '0000000b'])
+        est64 = model.Inputs(kind='established', ts=True, sacks=3,
+                             mptcp='mpc', mptcp_ack=64)
+        self.assertEqual(model.plan(est64).sack_blocks, 1)
+        self.assertEqual(self.words(est64).split()[-3:],
+                         ['1e0c2003', '0000000a', '0000000b'])
+        none = model.Inputs(kind='established', ts=True, sacks=3,
+                            mptcp='mpc')
+        self.assertEqual(model.plan(none).sack_blocks, 3)
+        self.assertEqual(model.plan(none).mptcp, 0)
+
+    def test_impossible_inputs(self) -> None:
+        for bad in (dict(self.SYN, mptcp='dss'),
+                    dict(self.SYN, mptcp='mpc', mptcp_csum=True),
+                    dict(self.SYN, mptcp='mpc', md5=True),
+                    dict(self.SYNACK, mptcp='mpj', mptcp_csum=True),
+                    dict(self.SYNACK, mptcp='mpc', mptcp_ack=32),
+                    dict(kind='established', mptcp='mpc', mptcp_ack=16),
+                    dict(kind='established', mptcp_ack=32)):
+            with self.subTest(bad), self.assertRaises(ValueError):
+                model.Inputs(**bad)
+
+    def test_fields_round_trip_and_groups(self) -> None:
+        inputs = model.Inputs(**self.SYNACK, mptcp='mpj', mptcp_backup=True)
+        self.assertEqual(model.from_fields(model.to_fields(inputs)), inputs)
+        self.assertIn('mptcp=mpj mptcp_ack=0 mptcp_csum=0 '
+                      'mptcp_deny_join_id0=0 mptcp_backup=1',
+                      model.to_text(inputs))
+        extra = len(model.cross_product(mptcp=True)) - \
+            len(model.cross_product())
+        # syn: 3 cookie kinds x 8 flags x (1 or 8 lengths) + MP_JOIN, the
+        # same twice for SYN-ACKs (with and without syncookies), then 3
+        # established groups of 20.
+        per_kind = 8 * (1 + 8 + 8) + 8
+        self.assertEqual(extra, 3 * per_kind + 3 * 20)

@@ -198,7 +198,7 @@ class FindingsTest(unittest.TestCase):
         good = record(self.SYN, model.layout(self.SYN))
         bad = [{**good, 'bytes': 'zz'},
                {**good, 'size': '24'},
-               {**good, 'mptcp': '1'},
+               {**good, 'smc': '1'},
                {k: v for k, v in good.items() if k != 'mss'},
                {**good, 'size': ''}]
         result = sweep.compare(bad, [self.SYN])
@@ -206,7 +206,7 @@ class FindingsTest(unittest.TestCase):
         self.assertEqual(result.matched, 0)
         # Printed but garbled is invalid, not missing as well.
         self.assertEqual(result.missing, [])
-        self.assertIn('the model does not cover mptcp',
+        self.assertIn('the model does not cover smc',
                       sweep.format_report(result))
 
     def test_invalid_ao_records(self) -> None:
