@@ -23,6 +23,13 @@
 
 #include "tcp_options_test.h"
 #include "tcp_options_test_compat.h"
+#if IS_ENABLED(CONFIG_MPTCP)
+/* The subflow context and request the MPTCP rows fill in. */
+#include "../mptcp/protocol.h"
+#define TCP_OPT_REQ_SIZE	sizeof(struct mptcp_subflow_request_sock)
+#else
+#define TCP_OPT_REQ_SIZE	sizeof(struct tcp_request_sock)
+#endif
 
 /* Bytes after the 40-byte option space that must stay untouched. */
 #define TCP_OPT_CANARY_LEN	16
@@ -73,6 +80,14 @@
 #define ACCECN_CE_BYTES		ACCECN_CEB
 #define ACCECN_ECT0_BYTES	(ACCECN_E0B - 1)
 
+/* What the MPTCP handshake options carry (RFC 8684 sections 3.1, 3.2). */
+#define MPTCP_TEST_LOCAL_ID	3
+#define MPTCP_TEST_REMOTE_TOKEN	0x11223344
+#define MPTCP_TEST_LOCAL_NONCE	0x55667788
+#define MPTCP_TEST_LOCAL_KEY	0x0102030405060708ULL
+#define MPTCP_TEST_THMAC	0x8877665544332211ULL
+#define MPTCP_TEST_ACK_SEQ	0x0000000a0000000bULL
+
 /* The mss_cache tcp_current_mss() starts from in established cases. */
 #define EST_MSS_CACHE		1000
 
@@ -89,6 +104,10 @@ struct tcp_opt_env {
 	struct tcp_ao_info *ao_info;
 	struct tcp_ao_key *ao_key, *ao_rnext;
 	bool ao_key_enabled;
+#endif
+#if IS_ENABLED(CONFIG_MPTCP)
+	struct mptcp_subflow_context *subflow;
+	struct mptcp_sock *msk;
 #endif
 	/* TCP header, option space and canary, as the writer sees them. */
 	u8 buf[sizeof(struct tcphdr) + MAX_TCP_OPTION_SPACE +
@@ -746,6 +765,178 @@ static const struct tcp_opt_case tcp_opt_fastopen_cases[] = {
 	{ .pkt = TCP_OPT_ESTABLISHED, .ts = (_ts), .num_sacks = (_sacks),	\
 	  .dsack = (_dsack) }
 
+/* MPTCP's handshake options (RFC 8684), from a subflow context and a
+ * subflow request that hold only what mptcp_syn_options() and
+ * mptcp_synack_options() read. They go after every TCP option and take
+ * what space is left: an option that does not fit is left out, and the
+ * connection falls back to plain TCP (section 3.7).
+ */
+#define MPTCP_SYN_IN	.pkt = TCP_OPT_SYN, .ts = 1, .sack = 1, .ws = 1, \
+			.mss = 1460, .wscale = 7
+#define MPTCP_SYNACK_IN	.pkt = TCP_OPT_SYNACK, .ts = 1, .sack = 1, .ws = 1, \
+			.mss = 1440, .wscale = 9
+
+static const struct tcp_opt_case tcp_opt_mptcp_cases[] = {
+	{
+		/* Section 3.1: a v1 MP_CAPABLE SYN carries no key, length
+		 * 4; H (HMAC-SHA256) set, A and C clear by default
+		 * (net.mptcp.checksum_enabled 0, allow_join_initial_addr_port
+		 * 1, mptcp-sysctl.rst).
+		 * <mss 1460,sackOK,TS val 1 ecr 0,nop,wscale 7,mp_capable len 4 v1 flags 0x01>
+		 */
+		.name = "mptcp_syn_mpc",
+		.in = { MPTCP_SYN_IN, .mptcp = TCP_OPT_MPTCP_MPC },
+		.out = { .size = 24, .words = {
+			0x020405b4, 0x0402080a, SYN_TSVAL, SYN_TSECR,
+			0x01030307, 0x1e040101 } },
+	},
+	{
+		/* <mss 1460,mp_capable len 4 v1 flags 0x01> */
+		.name = "mptcp_syn_mpc_alone",
+		.in = { .pkt = TCP_OPT_SYN, .mss = 1460, .wscale = 7,
+			.mptcp = TCP_OPT_MPTCP_MPC },
+		.out = { .size = 8, .words = { 0x020405b4, 0x1e040101 } },
+	},
+	{
+		/* Section 3.2: MP_JOIN SYN, length 12: B, the address ID,
+		 * the receiver's token, the sender's random number.
+		 * <mss 1460,sackOK,TS val 1 ecr 0,nop,wscale 7,mp_join len 12 backup id 3>
+		 */
+		.name = "mptcp_syn_mpj_backup",
+		.in = { MPTCP_SYN_IN, .mptcp = TCP_OPT_MPTCP_MPJ,
+			.mptcp_backup = 1 },
+		.out = { .size = 32, .words = {
+			0x020405b4, 0x0402080a, SYN_TSVAL, SYN_TSECR,
+			0x01030307, 0x1e0c1100 | MPTCP_TEST_LOCAL_ID,
+			MPTCP_TEST_REMOTE_TOKEN, MPTCP_TEST_LOCAL_NONCE } },
+	},
+	{
+		/* A 14-byte cookie leaves the 4 bytes MP_CAPABLE needs. */
+		.name = "mptcp_syn_fo14_mpc_fills_40",
+		.in = { MPTCP_SYN_IN, .fo = TCP_OPT_FO_RFC7413, .fo_len = 14,
+			.mptcp = TCP_OPT_MPTCP_MPC },
+		.out = { .size = 40, .words = {
+			0x020405b4, 0x0402080a, SYN_TSVAL, SYN_TSECR,
+			0x01030307, 0x2210c0c1, 0xc2c3c4c5, 0xc6c7c8c9,
+			0xcacbcccd, 0x1e040101 } },
+	},
+	{
+		/* Regression: before commit 06d64ab46f19 ("tcp: check space
+		 * before adding MPTCP SYN options"), MP_CAPABLE went out
+		 * after a 40-byte layout and `remaining' wrapped. The
+		 * experimental 16-byte cookie fills the 40 bytes: no MPTCP.
+		 */
+		.name = "mptcp_syn_foexp16_no_room",
+		.in = { MPTCP_SYN_IN, .fo = TCP_OPT_FO_EXP, .fo_len = 16,
+			.mptcp = TCP_OPT_MPTCP_MPC },
+		.out = { .size = 40, .words = {
+			0x020405b4, 0x0402080a, SYN_TSVAL, SYN_TSECR,
+			0x01030307, 0xfe14f989, 0xc0c1c2c3, 0xc4c5c6c7,
+			0xc8c9cacb, 0xcccdcecf } },
+	},
+	{
+		/* Section 3.1: the SYN-ACK carries the sender's key, 12.
+		 * <mss 1440,sackOK,TS val 2 ecr 1,nop,wscale 9,mp_capable len 12 v1 flags 0x01>
+		 */
+		.name = "mptcp_synack_mpc",
+		.in = { MPTCP_SYNACK_IN, .mptcp = TCP_OPT_MPTCP_MPC },
+		.out = { .size = 32, .words = {
+			0x020405a0, 0x0402080a, SYNACK_TSVAL, SYNACK_TSECR,
+			0x01030309, 0x1e0c0101,
+			upper_32_bits(MPTCP_TEST_LOCAL_KEY),
+			lower_32_bits(MPTCP_TEST_LOCAL_KEY) } },
+	},
+	{
+		/* A (0x80) checksums required, C (0x20) no subflow to the
+		 * initial address, H.
+		 * <mss 1440,mp_capable len 12 v1 flags 0xa1>
+		 */
+		.name = "mptcp_synack_mpc_csum_deny_join_id0",
+		.in = { .pkt = TCP_OPT_SYNACK, .mss = 1440, .wscale = 9,
+			.mptcp = TCP_OPT_MPTCP_MPC, .mptcp_csum = 1,
+			.mptcp_deny_join_id0 = 1 },
+		.out = { .size = 16, .words = {
+			0x020405a0, 0x1e0c01a1,
+			upper_32_bits(MPTCP_TEST_LOCAL_KEY),
+			lower_32_bits(MPTCP_TEST_LOCAL_KEY) } },
+	},
+	{
+		/* Section 3.2: MP_JOIN SYN-ACK, length 16: B, the address
+		 * ID, the truncated HMAC (64 bits), the random number.
+		 * <mss 1440,sackOK,TS val 2 ecr 1,nop,wscale 9,mp_join len 16 id 3>
+		 */
+		.name = "mptcp_synack_mpj",
+		.in = { MPTCP_SYNACK_IN, .mptcp = TCP_OPT_MPTCP_MPJ },
+		.out = { .size = 36, .words = {
+			0x020405a0, 0x0402080a, SYNACK_TSVAL, SYNACK_TSECR,
+			0x01030309, 0x1e101000 | MPTCP_TEST_LOCAL_ID,
+			upper_32_bits(MPTCP_TEST_THMAC),
+			lower_32_bits(MPTCP_TEST_THMAC),
+			MPTCP_TEST_LOCAL_NONCE } },
+	},
+	{
+		/* A 16-byte cookie fills the SYN-ACK: the 12 bytes of
+		 * MP_CAPABLE do not fit (mptcp_set_option_cond()).
+		 */
+		.name = "mptcp_synack_fo16_no_room",
+		.in = { MPTCP_SYNACK_IN, .fo = TCP_OPT_FO_RFC7413,
+			.fo_len = 16, .mptcp = TCP_OPT_MPTCP_MPC },
+		.out = { .size = 40, .words = {
+			0x020405a0, 0x0402080a, SYNACK_TSVAL, SYNACK_TSECR,
+			0x01030309, 0x2212c0c1, 0xc2c3c4c5, 0xc6c7c8c9,
+			0xcacbcccd, 0xcecf0101 } },
+	},
+	{
+		/* Section 3.3: a DSS with a 4-octet Data ACK and no mapping,
+		 * 8 bytes, after TS. tcp_current_mss() has no segment to
+		 * look at and keeps room for a full mapping too: 4 + 14 + 4,
+		 * 24 aligned.
+		 * <nop,nop,TS val 3 ecr 2,dss len 8>
+		 */
+		.name = "mptcp_est_ts_dss_ack32",
+		.in = { .pkt = TCP_OPT_ESTABLISHED, .ts = 1,
+			.mptcp = TCP_OPT_MPTCP_MPC, .mptcp_ack = 32 },
+		.out = { .size = 20, .mss_delta = 24, .words = {
+			0x0101080a, EST_TSVAL, EST_TSECR, 0x1e082001,
+			lower_32_bits(MPTCP_TEST_ACK_SEQ) } },
+	},
+	{
+		/* "MPTCP options have precedence over SACK"
+		 * (tcp_established_options()): after TS and the DSS, 20
+		 * bytes are left, room for 2 of the 3 blocks queued.
+		 */
+		.name = "mptcp_est_ts_dss_ack32_sack3",
+		.in = { .pkt = TCP_OPT_ESTABLISHED, .ts = 1, .num_sacks = 3,
+			.mptcp = TCP_OPT_MPTCP_MPC, .mptcp_ack = 32 },
+		.out = { .size = 40, .mss_delta = 24, .words = {
+			0x0101080a, EST_TSVAL, EST_TSECR, 0x01010512,
+			SACK1_START, SACK1_END, SACK2_START, SACK2_END,
+			0x1e082001, lower_32_bits(MPTCP_TEST_ACK_SEQ) } },
+	},
+	{
+		/* An 8-octet Data ACK (a), 12 bytes: 1 block is left. */
+		.name = "mptcp_est_ts_dss_ack64_sack3",
+		.in = { .pkt = TCP_OPT_ESTABLISHED, .ts = 1, .num_sacks = 3,
+			.mptcp = TCP_OPT_MPTCP_MPC, .mptcp_ack = 64 },
+		.out = { .size = 36, .mss_delta = 28, .words = {
+			0x0101080a, EST_TSVAL, EST_TSECR, 0x0101050a,
+			SACK1_START, SACK1_END, 0x1e0c2003,
+			upper_32_bits(MPTCP_TEST_ACK_SEQ),
+			lower_32_bits(MPTCP_TEST_ACK_SEQ) } },
+	},
+	{
+		/* Before the connection can acknowledge data, a segment
+		 * without a mapping carries no MPTCP option; the MSS still
+		 * keeps room for a mapping (4 + 14, 20 aligned).
+		 */
+		.name = "mptcp_est_ts_no_data_ack",
+		.in = { .pkt = TCP_OPT_ESTABLISHED, .ts = 1,
+			.mptcp = TCP_OPT_MPTCP_MPC },
+		.out = { .size = 12, .mss_delta = 20, .words = {
+			0x0101080a, EST_TSVAL, EST_TSECR } },
+	},
+};
+
 static const struct tcp_opt_case tcp_opt_established_cases[] = {
 	{
 		/* <nop,nop,TS val 3 ecr 2> */
@@ -1199,13 +1390,24 @@ static int tcp_opt_test_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->net);
 	env->tp = kunit_kzalloc(test, sizeof(*env->tp), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->tp);
-	env->treq = kunit_kzalloc(test, sizeof(*env->treq), GFP_KERNEL);
+	/* A subflow request embeds the TCP one (MPTCP rows). */
+	env->treq = kunit_kzalloc(test, TCP_OPT_REQ_SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->treq);
 	/* Only skb_mstamp_ns, the source of TS val, is read. */
 	env->skb = kunit_kzalloc(test, sizeof(*env->skb), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->skb);
 
 	write_pnet(&env->tp->inet_conn.icsk_inet.sk.sk_net, env->net);
+#if IS_ENABLED(CONFIG_MPTCP)
+	env->subflow = kunit_kzalloc(test, sizeof(*env->subflow), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->subflow);
+	env->msk = kunit_kzalloc(test, sizeof(*env->msk), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->msk);
+	/* MP_CAPABLE's flags on a SYN come from the MPTCP sysctls: the fake
+	 * netns reads init_net's per-net data (the defaults).
+	 */
+	rcu_assign_pointer(env->net->gen, rcu_access_pointer(init_net.gen));
+#endif
 	test->priv = env;
 	return 0;
 }
@@ -1311,6 +1513,61 @@ static bool tcp_opt_setup_accecn(struct tcp_opt_env *env,
 #endif
 }
 
+/* The subflow (SYN, established) or subflow request (SYN-ACK) of @in,
+ * holding only what the MPTCP option builders read.
+ */
+static bool tcp_opt_setup_mptcp(struct tcp_opt_env *env,
+				const struct tcp_opt_input *in)
+{
+#if IS_ENABLED(CONFIG_MPTCP)
+	bool mpc = in->mptcp == TCP_OPT_MPTCP_MPC;
+	struct mptcp_subflow_request_sock *subflow_req;
+	struct mptcp_subflow_context *subflow = env->subflow;
+	struct mptcp_sock *msk = env->msk;
+
+	memset(subflow, 0, sizeof(*subflow));
+	memset(msk, 0, sizeof(*msk));
+	switch (in->pkt) {
+	case TCP_OPT_SYN:
+		subflow->request_mptcp = mpc;
+		subflow->request_join = !mpc;
+		subflow->request_bkup = in->mptcp_backup;
+		subflow->local_id = MPTCP_TEST_LOCAL_ID;
+		subflow->remote_token = MPTCP_TEST_REMOTE_TOKEN;
+		subflow->local_nonce = MPTCP_TEST_LOCAL_NONCE;
+		break;
+	case TCP_OPT_SYNACK:
+		subflow_req = mptcp_subflow_rsk(&env->treq->req.req);
+		env->treq->is_mptcp = 1;
+		subflow_req->mp_capable = mpc;
+		subflow_req->mp_join = !mpc;
+		subflow_req->csum_reqd = in->mptcp_csum;
+		subflow_req->allow_join_id0 = !in->mptcp_deny_join_id0;
+		subflow_req->request_bkup = in->mptcp_backup;
+		subflow_req->local_id = MPTCP_TEST_LOCAL_ID;
+		subflow_req->local_key = MPTCP_TEST_LOCAL_KEY;
+		subflow_req->thmac = MPTCP_TEST_THMAC;
+		subflow_req->local_nonce = MPTCP_TEST_LOCAL_NONCE;
+		return true;
+	case TCP_OPT_ESTABLISHED:
+		/* Past its handshake, in a connection that acknowledges
+		 * data (section 3.3.2) once it can.
+		 */
+		WRITE_ONCE(msk->can_ack, !!in->mptcp_ack);
+		WRITE_ONCE(msk->use_64bit_ack, in->mptcp_ack == 64);
+		WRITE_ONCE(msk->ack_seq, MPTCP_TEST_ACK_SEQ);
+		subflow->conn = (struct sock *)msk;
+		subflow->fully_established = 1;
+		break;
+	}
+	env->tp->is_mptcp = 1;
+	env->tp->inet_conn.icsk_ulp_data = subflow;
+	return true;
+#else
+	return false;
+#endif
+}
+
 static void tcp_opt_fill_cookie(struct tcp_fastopen_cookie *foc,
 				const struct tcp_opt_input *in)
 {
@@ -1339,6 +1596,8 @@ static void tcp_opt_setup(struct kunit *test, struct tcp_opt_env *env,
 		tcp_opt_skip(test, "needs AccECN (RFC 9768), 6.18+");
 	if (in->bpf_hdr_opt && !IS_ENABLED(CONFIG_BPF))
 		tcp_opt_skip(test, "needs CONFIG_BPF");
+	if (in->mptcp && !tcp_opt_setup_mptcp(env, in))
+		tcp_opt_skip(test, "needs CONFIG_MPTCP");
 #ifdef CONFIG_BPF
 	tp->bpf_sock_ops_cb_flags = in->bpf_hdr_opt ?
 		BPF_SOCK_OPS_WRITE_HDR_OPT_CB_FLAG : 0;
@@ -1597,6 +1856,12 @@ static void tcp_opt_format_input(char *buf, size_t len,
 	if (in->tw_ts_recent)
 		scnprintf(buf + strlen(buf), len - strlen(buf),
 			  " tw_ts_recent=%u", in->tw_ts_recent);
+	if (in->mptcp)
+		scnprintf(buf + strlen(buf), len - strlen(buf),
+			  " mptcp=%s mptcp_ack=%u mptcp_csum=%d mptcp_deny_join_id0=%d mptcp_backup=%d",
+			  in->mptcp == TCP_OPT_MPTCP_MPC ? "mpc" : "mpj",
+			  in->mptcp_ack, in->mptcp_csum,
+			  in->mptcp_deny_join_id0, in->mptcp_backup);
 }
 
 /* Run the calculator, then the writer into a kmalloc'd header of exactly
@@ -1841,6 +2106,7 @@ KUNIT_ARRAY_PARAM(tcp_opt_fastopen, tcp_opt_fastopen_cases,
 KUNIT_ARRAY_PARAM(tcp_opt_established, tcp_opt_established_cases,
 		  tcp_opt_case_desc);
 KUNIT_ARRAY_PARAM(tcp_opt_accecn, tcp_opt_accecn_cases, tcp_opt_case_desc);
+KUNIT_ARRAY_PARAM(tcp_opt_mptcp, tcp_opt_mptcp_cases, tcp_opt_case_desc);
 
 static void tcp_opt_layout_test(struct kunit *test)
 {
@@ -1946,55 +2212,303 @@ static void tcp_opt_accecn_set_next(struct tcp_out_options *opts,
 }
 #endif
 
+/* The writer alone, on options set by hand, into a poisoned env->buf. */
+static void tcp_opt_write_alone(struct tcp_opt_env *env,
+				struct tcp_out_options *opts)
+{
+	const unsigned int hlen = sizeof(struct tcphdr);
+
+	memset(env->buf, TCP_OPT_POISON, sizeof(env->buf));
+	memset(env->buf, 0, hlen);
+	tcp_opt_options_write((struct tcphdr *)env->buf, env->tp, NULL, opts,
+			      &env->key);
+}
+
+/* What tcp_opt_write_alone() wrote, against golden words: the bytes,
+ * nothing past @size, and the layout both decode to. @want gets the
+ * golden layout's reading.
+ */
+static void tcp_opt_check_written_words(struct kunit *test, const char *name,
+					const u32 *words, unsigned int size,
+					struct tcp_opt_seen *want)
+{
+	const struct tcp_opt_env *env = test->priv;
+	const u8 *buf = env->buf;
+	const unsigned int hlen = sizeof(struct tcphdr);
+	u8 golden[sizeof(struct tcphdr) + MAX_TCP_OPTION_SPACE] = {};
+	char want_text[200], got_text[200];
+	struct tcp_opt_seen got;
+	unsigned int i;
+
+	for (i = 0; i < TCP_OPT_WORDS; i++)
+		put_unaligned_be32(words[i], golden + hlen + 4 * i);
+	KUNIT_ASSERT_TRUE_MSG(test, tcp_opt_decode(golden, size, want,
+						   want_text,
+						   sizeof(want_text)),
+			      "case %s: expected layout is malformed", name);
+	tcp_opt_expect_bytes(test, buf + hlen, golden + hlen, size, name);
+	for (i = hlen + size; i < sizeof(env->buf); i++)
+		KUNIT_EXPECT_EQ_MSG(test, buf[i], TCP_OPT_POISON,
+				    "case %s: wrote byte %u past %u",
+				    name, i - hlen, size);
+	KUNIT_ASSERT_TRUE_MSG(test, tcp_opt_decode(buf, size, &got, got_text,
+						   sizeof(got_text)),
+			      "case %s: written options are malformed: %*ph",
+			      name, size, buf + hlen);
+	kunit_log(KERN_INFO, test, KUNIT_SUBTEST_INDENT KUNIT_SUBTEST_INDENT
+		  "# layout: %s (%u bytes)", got_text, size);
+	tcp_opt_log_words(test, buf + hlen, size);
+	KUNIT_EXPECT_STREQ_MSG(test, got_text, want_text, "case %s: layout",
+			       name);
+}
+
 static void tcp_opt_accecn_write_test(struct kunit *test)
 {
 #ifdef TCP_OPT_HAVE_ACCECN
 	const struct tcp_opt_accecn_write_case *c = test->param_value;
 	const struct tcp_opt_input in = { ACCECN_EST_IN, .num_sacks = 1 };
 	struct tcp_opt_env *env = test->priv;
-	const unsigned int hlen = sizeof(struct tcphdr);
 	struct tcp_out_options opts = { .num_accecn_fields = c->fields,
 					.tsval = EST_TSVAL,
 					.tsecr = EST_TSECR };
-	u8 expect[MAX_TCP_OPTION_SPACE];
-	struct tcp_opt_seen want, got;
-	char want_text[200], got_text[200];
-	unsigned int i;
-
-	for (i = 0; i < TCP_OPT_WORDS; i++)
-		put_unaligned_be32(c->words[i], expect + 4 * i);
-	memset(env->buf, 0, hlen);
-	memcpy(env->buf + hlen, expect, sizeof(expect));
-	KUNIT_ASSERT_TRUE_MSG(test, tcp_opt_decode(env->buf, c->size, &want,
-						   want_text,
-						   sizeof(want_text)),
-			      "case %s: expected layout is malformed", c->name);
-	KUNIT_ASSERT_EQ_MSG(test, want.accecn_fields, (int)c->fields,
-			    "case %s: table field count", c->name);
+	struct tcp_opt_seen want;
 
 	tcp_opt_setup(test, env, &in);
 	tcp_opt_accecn_set_next(&opts, c->next);
-	memset(env->buf, TCP_OPT_POISON, sizeof(env->buf));
-	memset(env->buf, 0, hlen);
-	tcp_opt_options_write((struct tcphdr *)env->buf, env->tp, NULL, &opts,
-			      &env->key);
-
-	tcp_opt_expect_bytes(test, env->buf + hlen, expect, c->size, c->name);
-	for (i = hlen + c->size; i < sizeof(env->buf); i++)
-		KUNIT_EXPECT_EQ_MSG(test, env->buf[i], TCP_OPT_POISON,
-				    "case %s: wrote byte %u past %u",
-				    c->name, i - hlen, c->size);
-	KUNIT_ASSERT_TRUE_MSG(test, tcp_opt_decode(env->buf, c->size, &got,
-						   got_text, sizeof(got_text)),
-			      "case %s: written options are malformed: %*ph",
-			      c->name, c->size, env->buf + hlen);
-	kunit_log(KERN_INFO, test, KUNIT_SUBTEST_INDENT KUNIT_SUBTEST_INDENT
-		  "# layout: %s (%u bytes)", got_text, c->size);
-	tcp_opt_log_words(test, env->buf + hlen, c->size);
-	KUNIT_EXPECT_STREQ_MSG(test, got_text, want_text, "case %s: layout",
-			       c->name);
+	tcp_opt_write_alone(env, &opts);
+	tcp_opt_check_written_words(test, c->name, c->words, c->size, &want);
+	KUNIT_EXPECT_EQ_MSG(test, want.accecn_fields, (int)c->fields,
+			    "case %s: table field count", c->name);
 #else
 	tcp_opt_skip(test, "needs AccECN (RFC 9768), 6.18+");
+#endif
+}
+
+/* mptcp_write_options() through tcp_options_write(), each suboption set
+ * by hand the way the MPTCP builders set it: the bytes of the suboptions
+ * an established subflow sends, whose builders need a whole MPTCP socket.
+ * Expected bytes are from RFC 8684's figures; Linux writes 8-octet DSNs
+ * and pads every suboption to 32 bits with NOPs.
+ */
+struct tcp_opt_mptcp_write_case {
+	const char *name;
+	struct mptcp_out_options mptcp;	/* empty without CONFIG_MPTCP */
+	unsigned int size;
+	u32 words[TCP_OPT_WORDS];
+};
+
+#if IS_ENABLED(CONFIG_MPTCP)
+#define MPTCP_OUT(...)		.mptcp = { __VA_ARGS__ }
+#else
+#define MPTCP_OUT(...)
+#endif
+
+#define MPTCP_TEST_DSN		0x0000000100000002ULL
+#define MPTCP_TEST_SSN		3
+#define MPTCP_TEST_DATA_LEN	100
+#define MPTCP_TEST_AHMAC	0xa1a2a3a4a5a6a7a8ULL
+#define MPTCP_TEST_RCVR_KEY	0x1112131415161718ULL
+#define MPTCP_TEST_PORT		8080			/* 0x1f90 */
+#define MPTCP_TEST_ADDR4	0xc0000201		/* 192.0.2.1 */
+
+#define MPTCP_ADDR4(_id, _port)						\
+	{ .id = (_id), .family = AF_INET, .port = cpu_to_be16(_port),	\
+	  .addr = { .s_addr = cpu_to_be32(MPTCP_TEST_ADDR4) } }
+#if IS_ENABLED(CONFIG_MPTCP_IPV6)
+/* 2001:db8::1 (RFC 3849) */
+#define MPTCP_ADDR6(_id, _port)						\
+	{ .id = (_id), .family = AF_INET6, .port = cpu_to_be16(_port),	\
+	  .addr6 = { .s6_addr = { 0x20, 0x01, 0x0d, 0xb8,		\
+				  [15] = 1 } } }
+#else
+/* No IPv6 address in struct mptcp_addr_info: the rows are skipped. */
+#define MPTCP_ADDR6(_id, _port)						\
+	{ .id = (_id), .family = AF_INET6, .port = cpu_to_be16(_port) }
+#endif
+#define MPTCP_DSS_MAP(_len)						\
+	.use_map = 1, .dsn64 = 1, .data_seq = MPTCP_TEST_DSN,		\
+	.subflow_seq = MPTCP_TEST_SSN, .data_len = (_len)
+
+static const struct tcp_opt_mptcp_write_case tcp_opt_mptcp_write_cases[] = {
+	{
+		/* Section 3.3: M and m, length 4 + 14, then two NOPs.
+		 * <dss len 18,nop,nop>
+		 */
+		.name = "mptcp_dss_map",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_DSS,
+			  .ext_copy = { MPTCP_DSS_MAP(MPTCP_TEST_DATA_LEN) }),
+		.size = 20, .words = { 0x1e12200c, 0x00000001, 0x00000002,
+				       MPTCP_TEST_SSN, 0x00640101 },
+	},
+	{
+		/* Section 3.3.3: F marks the mapping's end as DATA_FIN. */
+		.name = "mptcp_dss_map_data_fin",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_DSS,
+			  .ext_copy = { MPTCP_DSS_MAP(MPTCP_TEST_DATA_LEN),
+					.data_fin = 1 }),
+		.size = 20, .words = { 0x1e12201c, 0x00000001, 0x00000002,
+				       MPTCP_TEST_SSN, 0x00640101 },
+	},
+	{
+		/* Section 3.3.1: with checksums the length is 20. Data-Level
+		 * Length 0 is the infinite mapping (section 3.7), whose
+		 * checksum field Linux leaves 0.
+		 */
+		.name = "mptcp_dss_infinite_map_csum",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_DSS, .csum_reqd = 1,
+			  .ext_copy = { MPTCP_DSS_MAP(0) }),
+		.size = 20, .words = { 0x1e14200c, 0x00000001, 0x00000002,
+				       MPTCP_TEST_SSN, 0x00000000 },
+	},
+	{
+		/* Section 3.4.1: E set when there is no HMAC (an echo),
+		 * length 8. <add_addr len 8>
+		 */
+		.name = "mptcp_add_addr_v4_echo",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_ADD_ADDR,
+			  .addr = MPTCP_ADDR4(1, 0)),
+		.size = 8, .words = { 0x1e083101, MPTCP_TEST_ADDR4 },
+	},
+	{
+		.name = "mptcp_add_addr_v4_hmac",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_ADD_ADDR,
+			  .addr = MPTCP_ADDR4(1, 0),
+			  .ahmac = MPTCP_TEST_AHMAC),
+		.size = 16, .words = { 0x1e103001, MPTCP_TEST_ADDR4,
+				       0xa1a2a3a4, 0xa5a6a7a8 },
+	},
+	{
+		/* The port adds 2 octets: length 10, two NOPs. */
+		.name = "mptcp_add_addr_v4_port_echo",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_ADD_ADDR,
+			  .addr = MPTCP_ADDR4(1, MPTCP_TEST_PORT)),
+		.size = 12, .words = { 0x1e0a3101, MPTCP_TEST_ADDR4,
+				       0x1f900101 },
+	},
+	{
+		/* Port before the HMAC, length 18 (commit 27ab92d9996e
+		 * fixed the length this option went out with).
+		 */
+		.name = "mptcp_add_addr_v4_port_hmac",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_ADD_ADDR,
+			  .addr = MPTCP_ADDR4(1, MPTCP_TEST_PORT),
+			  .ahmac = MPTCP_TEST_AHMAC),
+		.size = 20, .words = { 0x1e123001, MPTCP_TEST_ADDR4,
+				       0x1f90a1a2, 0xa3a4a5a6, 0xa7a80101 },
+	},
+	{
+		.name = "mptcp_add_addr_v6_hmac",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_ADD_ADDR,
+			  .addr = MPTCP_ADDR6(2, 0),
+			  .ahmac = MPTCP_TEST_AHMAC),
+		.size = 28, .words = { 0x1e1c3002, 0x20010db8, 0, 0, 1,
+				       0xa1a2a3a4, 0xa5a6a7a8 },
+	},
+	{
+		.name = "mptcp_add_addr_v6_port_hmac",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_ADD_ADDR,
+			  .addr = MPTCP_ADDR6(2, MPTCP_TEST_PORT),
+			  .ahmac = MPTCP_TEST_AHMAC),
+		.size = 32, .words = { 0x1e1e3002, 0x20010db8, 0, 0, 1,
+				       0x1f90a1a2, 0xa3a4a5a6, 0xa7a80101 },
+	},
+	{
+		/* Section 3.4.2: length 3 + one octet per ID. */
+		.name = "mptcp_remove_addr_1",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_RM_ADDR,
+			  .rm_list = { .ids = { 5 }, .nr = 1 }),
+		.size = 4, .words = { 0x1e044005 },
+	},
+	{
+		.name = "mptcp_remove_addr_3",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_RM_ADDR,
+			  .rm_list = { .ids = { 5, 6, 7 }, .nr = 3 }),
+		.size = 8, .words = { 0x1e064005, 0x06070101 },
+	},
+	{
+		.name = "mptcp_remove_addr_8",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_RM_ADDR,
+			  .rm_list = { .ids = { 1, 2, 3, 4, 5, 6, 7, 8 },
+				       .nr = 8 }),
+		.size = 12, .words = { 0x1e0b4001, 0x02030405, 0x06070801 },
+	},
+	{
+		/* Section 3.3.8: length 3, B, no address ID; one NOP (the
+		 * length 4 this went out with before commit ec99a470c7d5).
+		 * <mp_prio len 3,nop>
+		 */
+		.name = "mptcp_mp_prio_backup",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_PRIO, .backup = 1),
+		.size = 4, .words = { 0x1e035101 },
+	},
+	{
+		/* Section 3.5: length 12, the receiver's key. */
+		.name = "mptcp_fastclose",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_FASTCLOSE,
+			  .rcvr_key = MPTCP_TEST_RCVR_KEY),
+		.size = 12, .words = { 0x1e0c7000, 0x11121314, 0x15161718 },
+	},
+	{
+		/* Section 3.6: length 4, T (transient), the reason. */
+		.name = "mptcp_tcprst_transient",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_RST,
+			  .reset_transient = 1, .reset_reason = 4),
+		.size = 4, .words = { 0x1e048104 },
+	},
+	{
+		/* A FASTCLOSE and the reset that carries it (section 3.5). */
+		.name = "mptcp_fastclose_tcprst",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_FASTCLOSE |
+					OPTION_MPTCP_RST,
+			  .rcvr_key = MPTCP_TEST_RCVR_KEY,
+			  .reset_reason = 1),
+		.size = 16, .words = { 0x1e0c7000, 0x11121314, 0x15161718,
+				       0x1e048001 },
+	},
+	{
+		/* Linux writes an address signal before a removal. */
+		.name = "mptcp_add_addr_then_remove_addr",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_ADD_ADDR |
+					OPTION_MPTCP_RM_ADDR,
+			  .addr = MPTCP_ADDR4(1, 0),
+			  .rm_list = { .ids = { 5 }, .nr = 1 }),
+		.size = 12, .words = { 0x1e083101, MPTCP_TEST_ADDR4,
+				       0x1e044005 },
+	},
+};
+
+static void tcp_opt_mptcp_write_desc(const struct tcp_opt_mptcp_write_case *c,
+				     char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(tcp_opt_mptcp_write, tcp_opt_mptcp_write_cases,
+		  tcp_opt_mptcp_write_desc);
+
+static void tcp_opt_mptcp_write_test(struct kunit *test)
+{
+#if IS_ENABLED(CONFIG_MPTCP)
+	const struct tcp_opt_mptcp_write_case *c = test->param_value;
+	const struct tcp_opt_input in = { .pkt = TCP_OPT_ESTABLISHED,
+					  .mptcp = TCP_OPT_MPTCP_MPC };
+	struct tcp_out_options opts = { .options = OPTION_MPTCP,
+					.mptcp = c->mptcp };
+	struct tcp_opt_env *env = test->priv;
+	struct tcp_opt_seen want;
+
+	if (c->mptcp.addr.family == AF_INET6 &&
+	    c->mptcp.suboptions & OPTION_MPTCP_ADD_ADDR &&
+	    !IS_ENABLED(CONFIG_MPTCP_IPV6))
+		tcp_opt_skip(test, "needs CONFIG_MPTCP_IPV6");
+	/* MP_PRIO and MP_FAIL clear their send flags in the subflow. */
+	tcp_opt_setup(test, env, &in);
+	tcp_opt_write_alone(env, &opts);
+	tcp_opt_check_written_words(test, c->name, c->words, c->size, &want);
+	KUNIT_EXPECT_EQ_MSG(test, want.mptcp_off, (int)sizeof(struct tcphdr),
+			    "case %s: table: MPTCP first", c->name);
+#else
+	tcp_opt_skip(test, "needs CONFIG_MPTCP");
 #endif
 }
 
@@ -2047,6 +2561,8 @@ struct tcp_opt_sweep_group {
 	enum tcp_opt_fo fo;
 	bool ao;
 	bool accecn;
+	enum tcp_opt_mptcp mptcp;
+	u8 mptcp_ack;
 };
 
 static const struct tcp_opt_sweep_group tcp_opt_sweep_groups[] = {
@@ -2095,6 +2611,37 @@ static const struct tcp_opt_sweep_group tcp_opt_sweep_groups[] = {
 	  0, true },
 	{ "established_accecn_ao", TCP_OPT_ESTABLISHED, 0, 0, TCP_OPT_FO_NONE,
 	  1, true },
+	/* MPTCP (CONFIG_MPTCP), after everything else. */
+	{ "syn_mptcp", TCP_OPT_SYN, 0, 0, TCP_OPT_FO_NONE, 0, 0,
+	  TCP_OPT_MPTCP_MPC },
+	{ "syn_mptcp_fo", TCP_OPT_SYN, 0, 0, TCP_OPT_FO_RFC7413, 0, 0,
+	  TCP_OPT_MPTCP_MPC },
+	{ "syn_mptcp_foexp", TCP_OPT_SYN, 0, 0, TCP_OPT_FO_EXP, 0, 0,
+	  TCP_OPT_MPTCP_MPC },
+	{ "syn_mpj", TCP_OPT_SYN, 0, 0, TCP_OPT_FO_NONE, 0, 0,
+	  TCP_OPT_MPTCP_MPJ },
+	{ "synack_mptcp", TCP_OPT_SYNACK, 0, 0, TCP_OPT_FO_NONE, 0, 0,
+	  TCP_OPT_MPTCP_MPC },
+	{ "synack_mptcp_fo", TCP_OPT_SYNACK, 0, 0, TCP_OPT_FO_RFC7413, 0, 0,
+	  TCP_OPT_MPTCP_MPC },
+	{ "synack_mptcp_foexp", TCP_OPT_SYNACK, 0, 0, TCP_OPT_FO_EXP, 0, 0,
+	  TCP_OPT_MPTCP_MPC },
+	{ "synack_mpj", TCP_OPT_SYNACK, 0, 0, TCP_OPT_FO_NONE, 0, 0,
+	  TCP_OPT_MPTCP_MPJ },
+	{ "synack_cookie_mptcp", TCP_OPT_SYNACK, 0, 1, TCP_OPT_FO_NONE, 0, 0,
+	  TCP_OPT_MPTCP_MPC },
+	{ "synack_cookie_mptcp_fo", TCP_OPT_SYNACK, 0, 1, TCP_OPT_FO_RFC7413, 0, 0,
+	  TCP_OPT_MPTCP_MPC },
+	{ "synack_cookie_mptcp_foexp", TCP_OPT_SYNACK, 0, 1, TCP_OPT_FO_EXP, 0, 0,
+	  TCP_OPT_MPTCP_MPC },
+	{ "synack_cookie_mpj", TCP_OPT_SYNACK, 0, 1, TCP_OPT_FO_NONE, 0, 0,
+	  TCP_OPT_MPTCP_MPJ },
+	{ "established_mptcp", TCP_OPT_ESTABLISHED, 0, 0, TCP_OPT_FO_NONE, 0, 0,
+	  TCP_OPT_MPTCP_MPC },
+	{ "established_mptcp_ack32", TCP_OPT_ESTABLISHED, 0, 0, TCP_OPT_FO_NONE, 0, 0,
+	  TCP_OPT_MPTCP_MPC, 32 },
+	{ "established_mptcp_ack64", TCP_OPT_ESTABLISHED, 0, 0, TCP_OPT_FO_NONE, 0, 0,
+	  TCP_OPT_MPTCP_MPC, 64 },
 };
 
 static const u16 tcp_opt_sweep_mss[] = { 536, 1220, 1460, 65495 };
@@ -2120,7 +2667,7 @@ KUNIT_ARRAY_PARAM(tcp_opt_sweep, tcp_opt_sweep_groups, tcp_opt_sweep_desc);
 static void tcp_opt_reset(struct tcp_opt_env *env)
 {
 	memset(env->tp, 0, sizeof(*env->tp));
-	memset(env->treq, 0, sizeof(*env->treq));
+	memset(env->treq, 0, TCP_OPT_REQ_SIZE);
 	memset(env->skb, 0, sizeof(*env->skb));
 	memset(&env->fo_req, 0, sizeof(env->fo_req));
 	write_pnet(&env->tp->inet_conn.icsk_inet.sk.sk_net, env->net);
@@ -2181,7 +2728,7 @@ static unsigned int tcp_opt_sweep_handshake(struct kunit *test,
 		in->ts = flags & 1;
 		in->sack = flags & 2;
 		in->ws = flags & 4;
-		if (g->ao || g->accecn) {
+		if (g->ao || g->accecn || g->mptcp) {
 			in->mss = 1460;
 			in->wscale = 7;
 			for (m = 0; m < macs; m++) {
@@ -2238,7 +2785,9 @@ static unsigned int tcp_opt_sweep_run_group(struct kunit *test,
 				    .syncookie = g->syncookie, .fo = g->fo,
 				    .accecn = g->accecn,
 				    .ecn_option = g->accecn ? ECN_OPTION_FULL :
-								 ECN_OPTION_OFF };
+								 ECN_OPTION_OFF,
+				    .mptcp = g->mptcp,
+				    .mptcp_ack = g->mptcp_ack };
 
 	if (g->pkt == TCP_OPT_ESTABLISHED)
 		return tcp_opt_sweep_established(test, g, &in);
@@ -2289,6 +2838,13 @@ static struct kunit_case tcp_opt_accecn_test_cases[] = {
 	KUNIT_CASE_PARAM(tcp_opt_layout_test, tcp_opt_accecn_gen_params),
 	KUNIT_CASE_PARAM(tcp_opt_accecn_write_test,
 			 tcp_opt_accecn_write_gen_params),
+	{}
+};
+
+static struct kunit_case tcp_opt_mptcp_test_cases[] = {
+	KUNIT_CASE_PARAM(tcp_opt_layout_test, tcp_opt_mptcp_gen_params),
+	KUNIT_CASE_PARAM(tcp_opt_mptcp_write_test,
+			 tcp_opt_mptcp_write_gen_params),
 	{}
 };
 
@@ -2593,6 +3149,7 @@ const struct tcp_opt_case *tcp_opt_test_row(const char *name)
 		{ tcp_opt_established_cases,
 		  ARRAY_SIZE(tcp_opt_established_cases) },
 		{ tcp_opt_accecn_cases, ARRAY_SIZE(tcp_opt_accecn_cases) },
+		{ tcp_opt_mptcp_cases, ARRAY_SIZE(tcp_opt_mptcp_cases) },
 	};
 	size_t t, i;
 
@@ -2623,10 +3180,12 @@ TCP_OPT_SUITE(tcp_opt_ao);
 TCP_OPT_SUITE(tcp_opt_fastopen);
 TCP_OPT_SUITE(tcp_opt_established);
 TCP_OPT_SUITE(tcp_opt_accecn);
+TCP_OPT_SUITE(tcp_opt_mptcp);
 TCP_OPT_SUITE(tcp_opt_sweep);
 TCP_OPT_SUITE(tcp_opt_mss);
 
 kunit_test_suites(&tcp_opt_syn_suite, &tcp_opt_synack_suite,
 		  &tcp_opt_md5_suite, &tcp_opt_ao_suite, &tcp_opt_fastopen_suite,
 		  &tcp_opt_established_suite, &tcp_opt_accecn_suite,
-		  &tcp_opt_sweep_suite, &tcp_opt_mss_suite);
+		  &tcp_opt_mptcp_suite, &tcp_opt_sweep_suite,
+		  &tcp_opt_mss_suite);

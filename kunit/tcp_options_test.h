@@ -60,6 +60,13 @@ enum tcp_opt_pkt {
 	TCP_OPT_ESTABLISHED,
 };
 
+/* The MPTCP handshake option the subflow or request asks for (RFC 8684). */
+enum tcp_opt_mptcp {
+	TCP_OPT_MPTCP_NONE,
+	TCP_OPT_MPTCP_MPC,	/* MP_CAPABLE, section 3.1; established: DSS */
+	TCP_OPT_MPTCP_MPJ,	/* MP_JOIN, section 3.2 */
+};
+
 enum tcp_opt_fo {
 	TCP_OPT_FO_NONE,
 	TCP_OPT_FO_RFC7413,	/* kind 34 */
@@ -99,6 +106,18 @@ struct tcp_opt_input {
 	bool accecn_fail_send;	/* our options seemed not to get through */
 	bool synack_retrans;	/* SYN-ACK of type TCP_SYNACK_RETRANS */
 	bool bpf_hdr_opt;	/* WRITE_HDR_OPT callback flag, no program */
+	/* MPTCP (CONFIG_MPTCP). SYN: what the subflow requests; checksums
+	 * and joins to the initial address follow init_net's sysctls.
+	 * SYN-ACK: what the request negotiated.
+	 */
+	enum tcp_opt_mptcp mptcp;
+	/* Established, MPTCP: the data ACK the connection sends, 32 or 64
+	 * bits; 0 before it can acknowledge data (no DSS Data ACK).
+	 */
+	u8 mptcp_ack;
+	bool mptcp_csum;	/* SYN-ACK: checksums required (flag A) */
+	bool mptcp_deny_join_id0;	/* SYN-ACK: flag C */
+	bool mptcp_backup;	/* MP_JOIN: the backup flag B */
 };
 
 struct tcp_opt_expect {
@@ -131,6 +150,9 @@ struct tcp_opt_seen {
 	int accecn_off;			/* offset of AccECN kind from th, or -1 */
 	u8 accecn_kind;
 	u32 accecn[TCP_OPT_ACCECN_FIELDS];	/* in the option's order */
+	int mptcp_off;			/* offset of the first MPTCP option, or -1 */
+	u8 mptcp_subtype;		/* of the last MPTCP option */
+	u8 mptcp_len;
 };
 
 /* Before 6.4 a skipped parameterized case printed a plain "ok" with no

@@ -65,6 +65,35 @@ static bool tcp_opt_decode_accecn(const u8 *opt, unsigned int off,
 	return true;
 }
 
+/* RFC 8684 section 3: kind 30, length, then a 4-bit subtype. The text
+ * names the subtype and, for MP_CAPABLE and MP_JOIN, the fields a
+ * reviewer checks against the handshake: version and flags, address ID.
+ */
+static void tcp_opt_decode_mptcp(const u8 *o, struct tcp_opt_seen *seen,
+				 char *text, size_t len)
+{
+	static const char * const names[] = {
+		"mp_capable", "mp_join", "dss", "add_addr", "remove_addr",
+		"mp_prio", "mp_fail", "mp_fastclose", "mp_tcprst",
+	};
+	u8 subtype = o[2] >> 4;
+
+	seen->mptcp_subtype = subtype;
+	seen->mptcp_len = o[1];
+	if (subtype >= ARRAY_SIZE(names)) {
+		tcp_opt_append(text, len, "mptcp subtype %u len %u", subtype,
+			       o[1]);
+		return;
+	}
+	tcp_opt_append(text, len, "%s len %u", names[subtype], o[1]);
+	if (subtype == 0 && o[1] >= 4)
+		scnprintf(text + strlen(text), len - strlen(text),
+			  " v%u flags 0x%02x", o[2] & 0xf, o[3]);
+	else if (subtype == 1 && o[1] >= 4)
+		scnprintf(text + strlen(text), len - strlen(text),
+			  "%s id %u", o[2] & 1 ? " backup" : "", o[3]);
+}
+
 /* Decode an option area into @seen and packetdrill notation, from the
  * RFC encodings alone. Returns false if the area is malformed.
  */
@@ -83,6 +112,7 @@ bool tcp_opt_decode(const u8 *th, unsigned int size,
 	seen->fo_len = -1;
 	seen->accecn_fields = -1;
 	seen->accecn_off = -1;
+	seen->mptcp_off = -1;
 	text[0] = '\0';
 
 	while (off < size) {
@@ -186,6 +216,14 @@ bool tcp_opt_decode(const u8 *th, unsigned int size,
 		case TCP_OPT_KIND_ACCECN1:
 			if (!tcp_opt_decode_accecn(opt, off, seen, text, len))
 				return false;
+			break;
+		case TCPOPT_MPTCP:
+			/* RFC 8684 section 3: one kind, a subtype in each. */
+			if (olen < 3)
+				return false;
+			if (seen->mptcp_off < 0)
+				seen->mptcp_off = sizeof(struct tcphdr) + off;
+			tcp_opt_decode_mptcp(opt + off, seen, text, len);
 			break;
 		default:
 			return false;

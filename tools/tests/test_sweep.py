@@ -37,8 +37,10 @@ def record(inputs: Inputs, data: bytes, size: int = -1) -> Dict[str, str]:
             'bytes': data.hex()}
 
 
-def model_records(ao: bool = False) -> List[Dict[str, str]]:
-    return [record(i, model.layout(i)) for i in model.cross_product(ao=ao)]
+def model_records(ao: bool = False,
+                  mptcp: bool = False) -> List[Dict[str, str]]:
+    return [record(i, model.layout(i))
+            for i in model.cross_product(ao=ao, mptcp=mptcp)]
 
 
 def ktap_log(records: List[Dict[str, str]]) -> List[str]:
@@ -319,11 +321,12 @@ class AoSampleTest(unittest.TestCase):
 
 
 class TreeAwareTest(unittest.TestCase):
-    """cli.sweep_step expects the AO groups on the tree built with AO."""
+    """cli.sweep_step expects the AO groups on the tree built with AO,
+    and the MPTCP groups on every tree (.kunitconfig has CONFIG_MPTCP)."""
 
     @classmethod
     def setUpClass(cls) -> None:
-        cls.logs = {ao: ktap_log(model_records(ao=ao))
+        cls.logs = {ao: ktap_log(model_records(ao=ao, mptcp=True))
                     for ao in (False, True)}
 
     def sweep_step(self, tree: str, ao_records: bool) -> str:
@@ -346,7 +349,7 @@ class TreeAwareTest(unittest.TestCase):
 
     def test_6_12_with_its_ao_records(self) -> None:
         out = self.sweep_step('6.12', ao_records=True)
-        self.assertTrue(out.startswith('15236 combinations, 15236 matched'))
+        self.assertTrue(out.startswith('15728 combinations, 15728 matched'))
         self.assertTrue(out.endswith('PASS sweep on 6.12\n'))
 
     def test_6_12_without_ao_records(self) -> None:
@@ -363,8 +366,13 @@ class TreeAwareTest(unittest.TestCase):
 
     def test_6_1_plain(self) -> None:
         out = self.sweep_step('6.1', ao_records=False)
-        self.assertEqual(out, '13096 combinations, 13096 matched\n'
+        self.assertEqual(out, '13588 combinations, 13588 matched\n'
                          'PASS sweep on 6.1\n')
+
+    def test_every_tree_has_mptcp(self) -> None:
+        with tempfile.TemporaryDirectory() as work:
+            self.assertTrue(all(Settings.create(tree, Path(work)).has_mptcp
+                                for tree in TREES))
 
 
 if __name__ == '__main__':
