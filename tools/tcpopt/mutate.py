@@ -461,9 +461,8 @@ def load_results(settings: Settings, tree: Path) -> Dict[str, Result]:
         return results
     if data.get('code') != code_fingerprint(tree):
         return {}
-    # Files from before the options were recorded were measured with them.
-    config_changed = data.get('config', config_fingerprint(settings)) != \
-        config_fingerprint(settings)
+    # A file from before the options were recorded: they are unknown.
+    config_changed = data.get('config') != config_fingerprint(settings)
     cases = set(expected_cases(settings.kunit_dir))
     results = {k: Result(**v) for k, v in data.get('results', {}).items()}
     return {k: r for k, r in results.items()

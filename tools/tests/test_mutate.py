@@ -274,6 +274,15 @@ class ResultsFileTest(unittest.TestCase):
             'CONFIG_KUNIT=y\nCONFIG_MPTCP=y\n')
         self.assertEqual(sorted(self.load()), ['killed-a'])
 
+    def test_results_without_build_options_count_as_other_options(self):
+        import json
+        mutate.save_results(self.settings, self.tree, self.results)
+        path = mutate.results_file(self.settings)
+        data = json.loads(path.read_text())
+        del data['config']
+        path.write_text(json.dumps(data))
+        self.assertEqual(sorted(self.load()), ['killed-a'])
+
     def test_a_code_change_reruns_everything(self):
         mutate.save_results(self.settings, self.tree, self.results)
         (self.tree / 'net/ipv4/tcp_output.c').write_text('/* changed */\n')
