@@ -2361,6 +2361,86 @@ static const struct tcp_opt_mptcp_write_case tcp_opt_mptcp_write_cases[] = {
 				       MPTCP_TEST_SSN, 0x00000000 },
 	},
 	{
+		/* Section 3.3: a 4-octet Data ACK (A) and a mapping, 22,
+		 * then two NOPs. The ack is the connection's (msk->ack_seq).
+		 * <dss len 22,nop,nop>
+		 */
+		.name = "mptcp_dss_ack32_map",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_DSS,
+			  .ext_copy = { MPTCP_DSS_MAP(MPTCP_TEST_DATA_LEN),
+					.use_ack = 1 }),
+		.size = 24, .words = { 0x1e16200d,
+				       lower_32_bits(MPTCP_TEST_ACK_SEQ),
+				       0x00000001, 0x00000002, MPTCP_TEST_SSN,
+				       0x00640101 },
+	},
+	{
+		/* An 8-octet Data ACK (a), the checksum (section 3.3.1:
+		 * the pseudo-header DSN 0x100000002, SSN 3, length 100 and
+		 * an empty payload sum to 0x006a, so 0xff95) and DATA_FIN.
+		 */
+		.name = "mptcp_dss_ack64_map_csum_data_fin",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_DSS, .csum_reqd = 1,
+			  .ext_copy = { MPTCP_DSS_MAP(MPTCP_TEST_DATA_LEN),
+					.use_ack = 1, .ack64 = 1,
+					.data_fin = 1 }),
+		.size = 28, .words = { 0x1e1c201f,
+				       upper_32_bits(MPTCP_TEST_ACK_SEQ),
+				       lower_32_bits(MPTCP_TEST_ACK_SEQ),
+				       0x00000001, 0x00000002, MPTCP_TEST_SSN,
+				       0x0064ff95 },
+	},
+	{
+		/* Section 3.1: the third ACK echoes both keys, 20 bytes.
+		 * <mp_capable len 20 v1 flags 0x01>
+		 */
+		.name = "mptcp_mpc_ack",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_MPC_ACK,
+			  .allow_join_id0 = 1,
+			  .sndr_key = MPTCP_TEST_LOCAL_KEY,
+			  .rcvr_key = MPTCP_TEST_RCVR_KEY),
+		.size = 20, .words = { 0x1e140101, 0x01020304, 0x05060708,
+				       0x11121314, 0x15161718 },
+	},
+	{
+		/* With data: the Data-Level Length, 22, two NOPs. */
+		.name = "mptcp_mpc_ack_data",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_MPC_ACK,
+			  .allow_join_id0 = 1,
+			  .sndr_key = MPTCP_TEST_LOCAL_KEY,
+			  .rcvr_key = MPTCP_TEST_RCVR_KEY,
+			  .data_len = MPTCP_TEST_DATA_LEN),
+		.size = 24, .words = { 0x1e160101, 0x01020304, 0x05060708,
+				       0x11121314, 0x15161718, 0x00640101 },
+	},
+	{
+		/* And with checksums (A): 24, the DSS checksum of the same
+		 * pseudo-header as above.
+		 */
+		.name = "mptcp_mpc_ack_data_csum",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_MPC_ACK,
+			  .allow_join_id0 = 1, .csum_reqd = 1,
+			  .sndr_key = MPTCP_TEST_LOCAL_KEY,
+			  .rcvr_key = MPTCP_TEST_RCVR_KEY,
+			  .data_seq = MPTCP_TEST_DSN,
+			  .subflow_seq = MPTCP_TEST_SSN,
+			  .data_len = MPTCP_TEST_DATA_LEN),
+		.size = 24, .words = { 0x1e180181, 0x01020304, 0x05060708,
+				       0x11121314, 0x15161718, 0x0064ff95 },
+	},
+	{
+		/* Section 3.2: the third ACK of a join carries the full
+		 * 160-bit HMAC, 24 bytes. <mp_join len 24 id 0>
+		 */
+		.name = "mptcp_mpj_ack",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_MPJ_ACK,
+			  .hmac = { 0xb0, 0xb1, 0xb2, 0xb3, 0xb4, 0xb5, 0xb6,
+				    0xb7, 0xb8, 0xb9, 0xba, 0xbb, 0xbc, 0xbd,
+				    0xbe, 0xbf, 0xc0, 0xc1, 0xc2, 0xc3 }),
+		.size = 24, .words = { 0x1e181000, 0xb0b1b2b3, 0xb4b5b6b7,
+				       0xb8b9babb, 0xbcbdbebf, 0xc0c1c2c3 },
+	},
+	{
 		/* Section 3.4.1: E set when there is no HMAC (an echo),
 		 * length 8. <add_addr len 8>
 		 */

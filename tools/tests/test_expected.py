@@ -96,12 +96,12 @@ class RealSourceTest(unittest.TestCase):
         cls.names = expected.case_names(
             (KUNIT_DIR / 'tcp_options_test.c').read_text())
 
-    def test_declares_227_unique_cases(self) -> None:
+    def test_declares_233_unique_cases(self) -> None:
         # Table rows, plain cases and sweep groups; 14 of the rows TCP-AO,
-        # 19 the MSS from a path MTU, 13 MPTCP layouts and 17 MPTCP
+        # 19 the MSS from a path MTU, 13 MPTCP layouts and 23 MPTCP
         # writer rows, 15 MPTCP sweep groups.
-        self.assertEqual(len(self.names), 227)
-        self.assertEqual(len(set(self.names)), 227)
+        self.assertEqual(len(self.names), 233)
+        self.assertEqual(len(set(self.names)), 233)
         self.assertIn('mss_md5_key_deleted', self.names)
 
     def test_sweep_groups_are_cases(self) -> None:
