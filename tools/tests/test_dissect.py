@@ -222,6 +222,22 @@ class CompareTest(unittest.TestCase):
                          ['tshark expert info: no MSS'])
 
 
+class MptcpExpertTest(unittest.TestCase):
+    """tshark's MPTCP connection analysis is forgiven on MPTCP rows only."""
+
+    def test_forgiven_only_where_the_layout_has_mptcp(self) -> None:
+        from tcpopt.dissect import MPTCP_FORGIVEN, PI_WARN, _synthetic_serious
+        from tcpopt.options import parse_layout
+        mptcp = _synthetic_serious(parse_layout('mp_capable len 20 v1 '
+                                                'flags 0x01'))
+        plain = _synthetic_serious(parse_layout('mss 1460'))
+        for message in MPTCP_FORGIVEN:
+            with self.subTest(message):
+                self.assertFalse(mptcp(PI_WARN, 0, message))
+                self.assertTrue(plain(PI_WARN, 0, message))
+        self.assertTrue(mptcp(PI_WARN, 0, 'Malformed'))
+
+
 class MissingTsharkTest(unittest.TestCase):
 
     def test_names_the_debian_package(self) -> None:
