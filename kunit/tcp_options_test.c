@@ -3240,6 +3240,22 @@ const struct tcp_opt_case *tcp_opt_test_row(const char *name)
 	return NULL;
 }
 
+/* The words of the MPTCP writer row @name and their @size, for the live
+ * suite: the MPTCP option goes after every TCP option.
+ */
+const u32 *tcp_opt_test_mptcp_row(const char *name, unsigned int *size)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(tcp_opt_mptcp_write_cases); i++) {
+		if (!strcmp(tcp_opt_mptcp_write_cases[i].name, name)) {
+			*size = tcp_opt_mptcp_write_cases[i].size;
+			return tcp_opt_mptcp_write_cases[i].words;
+		}
+	}
+	return NULL;
+}
+
 #if IS_ENABLED(CONFIG_TCP_OPTIONS_KUNIT_BENCH)
 /* Slow, and off by default: the hot-path costs of the code above. */
 #include "tcp_options_bench.c"

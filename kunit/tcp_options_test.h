@@ -179,6 +179,7 @@ static inline unsigned int tcp_opt_est_header_len(bool ts, bool active_open,
 }
 
 const struct tcp_opt_case *tcp_opt_test_row(const char *name);
+const u32 *tcp_opt_test_mptcp_row(const char *name, unsigned int *size);
 
 __printf(3, 4)
 void tcp_opt_append(char *buf, size_t len, const char *fmt, ...);
