@@ -385,6 +385,7 @@ struct tcp_live {
 	struct socket *listener, *client, *child;
 	struct proto *prot;	/* tcp_prot, tcpv6_prot or MPTCP's */
 	struct proto *sub_prot;	/* MPTCP: its subflows' */
+	u64 client_key, server_key;	/* MPTCP: what each end sends */
 };
 
 /* What a packet is, read from its IP and TCP headers. */
@@ -830,7 +831,11 @@ struct tcp_live_values {
 	u32 sack[LIVE_SACK_ACKS][2];	/* newest first */
 	unsigned int sacks;
 	u64 mptcp_key[2];	/* the sender's MPTCP key, then the peer's */
-	unsigned int data_len;	/* the segment's payload */
+	/* The DSS mapping: its relative subflow sequence number (0: not
+	 * compared) and Data-Level Length (0: the segment's payload).
+	 */
+	u32 ssn;
+	unsigned int data_len;
 };
 
 /* The words of @name, a unit row or "row+mptcp_row", into @want. */
@@ -888,7 +893,12 @@ static void tcp_live_expect_mptcp(u8 *opt, u8 *mask, u8 len,
 		return;
 	if (flags & LIVE_DSS_ACK)
 		off += flags & LIVE_DSS_ACK64 ? 8 : 4;
-	off += (flags & LIVE_DSS_DSN64 ? 8 : 4) + 4;	/* DSN, subflow SN */
+	off += flags & LIVE_DSS_DSN64 ? 8 : 4;		/* the DSN */
+	if (v->ssn) {
+		put_unaligned_be32(v->ssn, opt + off);
+		memset(mask + off, 0, 4);
+	}
+	off += 4;
 	put_unaligned_be16(v->data_len, opt + off);
 	mask[off] = 0;
 	mask[off + 1] = 0;
@@ -983,7 +993,8 @@ static void tcp_live_check(struct tcp_live *live, const char *what,
 	if (!tcp_opt_decode((const u8 *)view.th, view.optlen, &seen, text,
 			    sizeof(text)))
 		strscpy(text, "malformed", sizeof(text));
-	values.data_len = view.payload;
+	if (!values.data_len)
+		values.data_len = view.payload;
 	tcp_live_expect_row(&values, want, size, mask);
 	for (i = 0; i < view.optlen && view.optlen == size; i++)
 		if (!mask[i] && got[i] != want[i])
@@ -1081,12 +1092,10 @@ static void tcp_live_check_handshake(struct tcp_live *live)
 	struct tcp_live_values est = {
 		.ecn_counters = true, LIVE_AO_FROM_CLIENT,
 	};
-	u64 client_key = tcp_live_mptcp_key(live->client);
-	u64 server_key = tcp_live_mptcp_key(live->child);
 
-	synack.mptcp_key[0] = server_key;
-	est.mptcp_key[0] = client_key;
-	est.mptcp_key[1] = server_key;
+	synack.mptcp_key[0] = live->server_key;
+	est.mptcp_key[0] = live->client_key;
+	est.mptcp_key[1] = live->server_key;
 	tcp_live_check(live, "SYN", tcp_live_find(live, true, true, false,
 						  false, 0), c->out.syn, &syn);
 	tcp_live_check(live, "SYN-ACK", tcp_live_find(live, false, true, true,
@@ -1397,8 +1406,14 @@ static void tcp_live_check_sacks(struct tcp_live *live, u32 isn, u32 seg)
 	struct tcp_live_values v = {
 		.ecn_counters = true, LIVE_AO_FROM_SERVER,
 	};
+	/* MPTCP maps what one sendmsg() queued as one skb; TCP's split of
+	 * it into single segments copies the mapping to each (RFC 8684
+	 * section 3.3.1 lets a mapping span segments). It starts after the
+	 * ping, at relative subflow sequence number 1 + LIVE_PING_LEN.
+	 */
 	const struct tcp_live_values v_data = {
 		.ecn_counters = true, LIVE_AO_FROM_CLIENT,
+		.ssn = 1 + LIVE_PING_LEN, .data_len = LIVE_SEGS * seg,
 	};
 	const struct tcp_live_pkt *p;
 	struct tcp_live_view view;
@@ -1580,6 +1595,8 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 	if (!err) {
 		tcp_live_check_mss(live);
 		tcp_live_check_ends(live);
+		live->client_key = tcp_live_mptcp_key(live->client);
+		live->server_key = tcp_live_mptcp_key(live->child);
 	}
 	if (!err && c->in.ts_set)
 		err = tcp_live_set_ts(live, ping, pong);

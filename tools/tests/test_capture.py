@@ -422,6 +422,21 @@ class LayoutAndExpertTest(unittest.TestCase):
         self.assertTrue(serious(0x00400000, dissect.PI_MALFORMED,
                                 'Malformed Packet'))
 
+    def test_nop_count_across_mptcp_is_forgiven_only_there(self) -> None:
+        nop4 = '4 NOP in a row - a router may have removed some options'
+        mptcp = capture._serious_for(
+            options.parse_layout('<nop,nop,TS val 1 ecr 2,dss len 22,nop,nop>'))
+        self.assertFalse(mptcp(dissect.PI_WARN, dissect.PI_PROTOCOL, nop4))
+        self.assertTrue(mptcp(dissect.PI_WARN, dissect.PI_PROTOCOL,
+                              'window scale shift exceeds 14'))
+        plain = capture._serious_for(
+            options.parse_layout('<nop,nop,TS val 1 ecr 2,nop,nop,sack 1:2>'))
+        self.assertTrue(plain(dissect.PI_WARN, dissect.PI_PROTOCOL, nop4))
+        adjacent = capture._serious_for(
+            options.parse_layout('<nop,nop,nop,nop,dss len 12>'))
+        self.assertTrue(adjacent(dissect.PI_WARN, dissect.PI_PROTOCOL,
+                                 nop4))
+
 
 class ResultTest(unittest.TestCase):
 

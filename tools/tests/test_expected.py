@@ -125,10 +125,11 @@ class RealSourceTest(unittest.TestCase):
         self.assertEqual(expected.expected_cases(KUNIT_DIR),
                          live + self.names + parser)
 
-    def test_live_suite_declares_20_connections(self) -> None:
+    def test_live_suite_declares_21_connections(self) -> None:
         live = expected.case_names(
             (KUNIT_DIR / 'tcp_live_test.c').read_text())
-        self.assertEqual(len(set(live)), 20)
+        self.assertEqual(len(set(live)), 21)
+        self.assertIn('live_mptcp_sack_holes', live)
         self.assertEqual(live[0], 'live_none')
         self.assertIn('live_md5_sack_holes', live)
 
