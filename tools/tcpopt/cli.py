@@ -17,7 +17,7 @@ from typing import IO, Callable, Iterator, List, NoReturn, Optional
 from . import (bisect_demo, bisectable, bloat, checkpatch, compare, deps,
                dissect, kconfig_matrix, kernel, ktap, layouts, mutants, mutate,
                plain, series, sweep, worktree)
-from . import accel, backports, bench, capture
+from . import accel, backports, bench, capture, steptime
 from .errors import HarnessError, UsageError, no_space
 from .expected import expected_cases
 from .report import (Verdict, as_json, failure_details, judge, layout_table,
@@ -595,20 +595,20 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool) -> list:
         return lambda: step(need(settings, runs[-1]))
 
     steps = [
-        (f'KUnit suites in QEMU ({settings.package})',
+        ('kunit', f'KUnit suites in QEMU ({settings.package})',
          lambda: runs.append(kunit_test_step(settings, tally))),
-        (f'sweep: every {tree} combination against the reference model',
-         checks(lambda run: sweep_step(settings, tally, run))),
-        (f'docs/layouts/{tree}.md is golden',
+        ('sweep', f'sweep: every {tree} combination against the reference '
+         'model', checks(lambda run: sweep_step(settings, tally, run))),
+        ('layouts', f'docs/layouts/{tree}.md is golden',
          checks(lambda run: layouts_step(settings, tally, run))),
-        (f'tshark decodes every {tree} layout the same way',
+        ('tshark', f'tshark decodes every {tree} layout the same way',
          checks(lambda run: tshark_step(tally, run))),
-        (f'live capture: the {tree} {capture.SUITE} packets as a pcap that '
-         'tshark reads cleanly',
+        ('capture', f'live capture: the {tree} {capture.SUITE} packets as a '
+         'pcap that tshark reads cleanly',
          checks(lambda run: capture_step(settings, tally, run))),
-        (f'kernel-patches/{tree} is kunit/ byte for byte, with no identity',
-         lambda: series_step(settings, tally)),
-        (f'export of kernel-patches/{tree} (throwaway identity): '
+        ('series', f'kernel-patches/{tree} is kunit/ byte for byte, with no '
+         'identity', lambda: series_step(settings, tally)),
+        ('export', f'export of kernel-patches/{tree} (throwaway identity): '
          'checkpatch.pl --strict and get_maintainer.pl',
          lambda: export_step(settings, tally)),
     ]
@@ -633,14 +633,14 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool) -> list:
                    f'on {tree}, each killed or declared equivalent',
                    lambda: mutate_step(settings, tally)),
     }
-    steps += [heavy[name] for name in HEAVY_STEPS.get(tree, ())]
+    steps += [(name, *heavy[name]) for name in HEAVY_STEPS.get(tree, ())]
     if demo:
-        steps.append((f'git bisect run tools/bisect-layout on a synthetic '
-                      f'{tree} history',
+        steps.append(('bisect-demo', f'git bisect run tools/bisect-layout on '
+                      f'a synthetic {tree} history',
                       lambda: bisect_demo_step(settings, tally)))
         sanitized = dataclasses.replace(settings, sanitize=True)
-        steps.append((f'KUnit suites on {tree} with KASAN, UBSAN and KFENCE '
-                      '(./run.sh --sanitize)',
+        steps.append(('sanitize', f'KUnit suites on {tree} with KASAN, UBSAN '
+                      'and KFENCE (./run.sh --sanitize)',
                       lambda: sanitize_step(sanitized, tally)))
     return steps
 
@@ -649,28 +649,57 @@ def cmd_test(trees: List[Settings], quick: bool = False) -> int:
     """Host tests once, then every step on every tree.
 
     The bisect demonstration runs on the first (default) tree only: it
-    proves the helper, which is the same code for every tree.
+    proves the helper, which is the same code for every tree. Each step
+    is timed (build, boot, ccache) into <work dir>/test-steps.md, and
+    stopped once past its budget (steptime.budget()).
     """
     tally = Tally()
-    steps = [('host tool unit tests', None, lambda: unit_test_step(tally))]
+    steps = [('host', 'host tool unit tests', None,
+              lambda: unit_test_step(tally))]
     for index, settings in enumerate(trees):
         demo = index == 0 and not quick
-        steps += [(title, settings, step) for title, step in
+        steps += [(step, title, settings, fn) for step, title, fn in
                   tree_steps(settings, tally, demo)]
-    for number, (title, settings, run_step) in enumerate(steps, 1):
+    times: List[steptime.StepTime] = []
+    ccache_dir = trees[0].ccache_dir
+    for number, (step, title, settings, run_step) in enumerate(steps, 1):
         heading(f'{number}/{len(steps)} {title}')
-        started = time.monotonic()
-        if settings is None:
-            run_step()
-        else:
-            with worktree.locked(settings):
-                run_step()
-        # Each step's wall time, for the measured tables in docs/.
-        print(f'({number}/{len(steps)} took '
-              f'{time.monotonic() - started:.0f} s)', flush=True)
+        try:
+            with steptime.measured(number, step,
+                                   settings.tree if settings else '',
+                                   title, ccache_dir, times), \
+                    steptime.alarm_after(steptime.budget(step), step):
+                if settings is None:
+                    run_step()
+                else:
+                    with worktree.locked(settings):
+                        run_step()
+        except steptime.OverBudget as error:
+            print(f'FAIL {error} (measured cold: '
+                  f'{steptime.COLD_SECONDS[step]} s): this machine is too '
+                  'slow for the test command\'s 60-minute budget; the '
+                  'remaining steps were not run')
+            tally.add(False)
+            break
+        finally:
+            if times and times[-1].number == number:
+                print(times[-1].line(len(steps)), flush=True)
+    write_step_times(trees[0], times, len(steps))
     print()
     print(tally.closing_line(), flush=True)
     return 0 if tally.failed == 0 else 1
+
+
+def write_step_times(settings: Settings, times: List[steptime.StepTime],
+                     planned: int) -> None:
+    """<work dir>/test-steps.{json,md}: where this run's time went."""
+    header = {'date': time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()),
+              'commit': steptime.commit_of(REPO), 'planned': planned,
+              'cpus': os.cpu_count()}
+    steptime.save(times, settings.work_dir / 'test-steps.json', header)
+    worktree.write_atomic(settings.work_dir / 'test-steps.md',
+                          steptime.table(times))
+    print(f'step times: {settings.work_dir / "test-steps.md"}')
 
 
 def kunit_test_step(settings: Settings, tally: Tally) -> Optional[ktap.Run]:
@@ -703,7 +732,7 @@ def tree_order(name: str) -> tuple:
 
 def step_titles(tree: str, demo: bool) -> List[str]:
     settings = Settings(tree, Path('<work dir>'))
-    return [title for title, _ in tree_steps(settings, Tally(), demo)]
+    return [title for _, title, _ in tree_steps(settings, Tally(), demo)]
 
 
 def test_help() -> str:

@@ -26,6 +26,7 @@ pristine tree's.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import statistics
 from collections import defaultdict
@@ -343,6 +344,7 @@ def boot_side(settings: Settings, side: str, accel: Accel,
 def measure(settings: Settings, accel: Accel,
             run: Callable = run_kunit) -> HotPath:
     """Both trees, booted in turn ROUNDS times, with the same accelerator."""
+    settings = dataclasses.replace(settings, bench=True)
     result = HotPath(accel=accel.name)
     result.problem = bench_source_missing(settings) or ''
     if result.problem:
@@ -371,8 +373,9 @@ def measure(settings: Settings, accel: Accel,
 
 def boot_sweep_scale(settings: Settings, accel: Accel,
                      run: Callable = run_kunit) -> Samples:
-    """The main build's benchmark suite; its test.log is put back after,
-    so the last run's verdicts stay where the other commands read them."""
+    """The main tree's benchmark suite, in its own build dir (the main
+    build leaves the benchmark out); that build's test.log is put back
+    after, so its last verdicts stay where they were."""
     log_file = settings.build_dir / 'test.log'
     kept = log_file.with_name('test.log.bench-kept')
     saved = settings.tree_dir / 'bench' / 'sweep-scale.log'
@@ -380,11 +383,11 @@ def boot_sweep_scale(settings: Settings, accel: Accel,
     saved.unlink(missing_ok=True)       # never read an earlier bench's
     if log_file.is_file():
         log_file.rename(kept)
-    log(f'bench: booting the main build with {BENCH_SUITE} alone for the '
-        f'sweep scaling, output in {saved.with_suffix(".out")}')
+    log(f'bench: building the main tree with {BENCH_SUITE} and booting it '
+        f'for the sweep scaling, output in {saved.with_suffix(".out")}')
     try:
         with open(saved.with_suffix('.out'), 'w') as out:
-            run(settings, settings.source, action='exec',
+            run(settings, settings.source, action='run',
                 filter_glob=BENCH_SUITE, accel=accel, output=out)
         if log_file.is_file():
             log_file.replace(saved)

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Iterator, List, Optional
 
+from . import steptime
 from .accel import Accel
 from .accel import choose as choose_accel
 from .errors import HarnessError
@@ -124,23 +125,32 @@ def interrupted_by(*signums: int) -> Iterator[None]:
             signal.signal(signum, handler)
 
 
-def wait_for_kunit(proc: subprocess.Popen, log: Path, timeout: int) -> bool:
+def wait_for_kunit(proc: subprocess.Popen, log: Path, timeout: int,
+                   clock: Optional[steptime.Spent] = None) -> bool:
     """Wait for kunit.py; False once QEMU has run for timeout seconds.
 
     kunit.py creates test.log as it starts QEMU: the clock starts there,
-    so a build, however long, does not count.
+    so a build, however long, does not count. @clock gets the seconds
+    before that (the build) and after it (the boot).
     """
+    started = time.monotonic()
     booted: Optional[float] = None
-    while True:
-        try:
-            proc.wait(timeout=POLL)
-            return True
-        except subprocess.TimeoutExpired:
-            pass
-        if booted is None and log.exists():
-            booted = time.monotonic()
-        if booted is not None and time.monotonic() - booted >= timeout:
-            return False
+    try:
+        while True:
+            try:
+                proc.wait(timeout=POLL)
+                return True
+            except subprocess.TimeoutExpired:
+                pass
+            if booted is None and log.exists():
+                booted = time.monotonic()
+            if booted is not None and time.monotonic() - booted >= timeout:
+                return False
+    finally:
+        if clock is not None:
+            now = time.monotonic()
+            clock.build += (booted or now) - started
+            clock.boot += now - (booted or now)
 
 
 def stop(proc: subprocess.Popen, grace: float = STOP_GRACE) -> None:
@@ -220,7 +230,7 @@ def supervise(settings: Settings, command: List[str], cwd: Path, log: Path,
                                 stderr=subprocess.STDOUT if output else None,
                                 start_new_session=True)
         try:
-            if not wait_for_kunit(proc, log, timeout):
+            if not wait_for_kunit(proc, log, timeout, steptime.CURRENT):
                 stop(proc)
                 say(f'QEMU timed out: the kernel was still running {timeout} '
                     f's after boot (TCPOPT_KUNIT_TIMEOUT={timeout}), stopped '
@@ -236,8 +246,12 @@ def make(settings: Settings, source: Path, out: Path, *targets: str,
            f'CC={compiler()}', f'-j{jobs()}', *targets]
     if quiet:
         cmd.insert(1, '-s')
-    return subprocess.run(cmd, env=build_env(settings), capture_output=True,
-                          text=True, check=False)
+    started = time.monotonic()
+    try:
+        return subprocess.run(cmd, env=build_env(settings),
+                              capture_output=True, text=True, check=False)
+    finally:
+        steptime.add(build=time.monotonic() - started)
 
 
 def set_kconfig(source: Path, config: Path, symbol: str,

@@ -41,13 +41,15 @@ MUTATION_SAMPLE = 20
 MUTATION_SEED = 20261205
 # The build-heavy steps of the test command, per tree: a cold test command
 # must stay under 60 minutes on 2 cores (README). 6.1, the fastest build,
-# takes the generated-mutant sample and the regression mutants; 6.12 the
-# Kconfig matrix (its symbols are 6.1's plus TCP_AO); 7.3, the tree nearest
-# mainline, the regressions of code 6.1 lacks (TCP-AO, AccECN, 77a4fdf43c5e;
-# the ports of 6.1's are killed on 6.1 in the same run).
+# takes the zero-delta check, git am + plain kunit.py, bisectability, the
+# regression mutants and the generated-mutant sample; 6.12 the zero-delta
+# check against its fix; 7.3, the tree nearest mainline, the regressions
+# of code 6.1 lacks (TCP-AO, AccECN, 77a4fdf43c5e; the ports of 6.1's are
+# killed on 6.1 in the same run). The Kconfig matrix and 6.12's
+# bisectability run by hand (./run.sh kconfig --tree 6.12; README).
 HEAVY_STEPS = {
     '6.1': ('bloat', 'plain', 'bisectable', 'mutants', 'mutate'),
-    '6.12': ('bloat', 'kconfig', 'bisectable'),
+    '6.12': ('bloat',),
     '7.3': ('new-mutants',),
 }
 
@@ -60,8 +62,8 @@ TEST_SYMBOLS = (TEST_KCONFIG, 'TCP_PARSE_OPTIONS_KUNIT_TEST',
 # Where the shared test sources go inside the kernel tree.
 OVERLAY_DIR = 'net/ipv4'
 
-# Built into the harness's kernels (not into the series' .kunitconfig):
-# ./run.sh bench boots the main build's tcp_opt_bench for the sweep scale.
+# Built into ./run.sh bench's kernels only (Settings.bench): it boots
+# tcp_opt_bench for the hot path and the sweep scale.
 BENCH_KCONFIG = 'CONFIG_TCP_OPTIONS_KUNIT_BENCH=y'
 # The hot-path benchmark suite (kunit/tcp_options_bench.c): marked slow,
 # built into every kernel (tcp_options_test.c includes it), booted only by
@@ -118,6 +120,10 @@ class Settings:
     work_dir: Path
     repo: Path = REPO
     sanitize: bool = False          # KASAN, UBSAN and KFENCE build
+    # ./run.sh bench's kernels: with the benchmark suite built in. Left out
+    # of every other build, so that the main build's .config is the
+    # series' own .kunitconfig and the git am tree hits its ccache.
+    bench: bool = False
     # --source: the user's own kernel tree, read only; tree then names the
     # series it takes (series_tree_for()).
     user_source: Optional[Path] = None
@@ -160,9 +166,10 @@ class Settings:
 
     @property
     def kconfig_add(self) -> List[str]:
-        """The tree's options, the benchmark (built, left out of the
-        default run by its filter) and the sanitizers when asked."""
-        return TREE_KCONFIG.get(self.tree, []) + [BENCH_KCONFIG] + \
+        """The tree's options, and the benchmark and the sanitizers when
+        asked."""
+        return TREE_KCONFIG.get(self.tree, []) + \
+            ([BENCH_KCONFIG] if self.bench else []) + \
             (SANITIZER_KCONFIG if self.sanitize else [])
 
     @property
@@ -238,8 +245,9 @@ class Settings:
         """The sanitizer build has its own: its .config differs."""
         if self.build_override:
             return self.build_override
-        return self.tree_dir / ('build-sanitize' if self.sanitize
-                                else 'build')
+        if self.sanitize:
+            return self.tree_dir / 'build-sanitize'
+        return self.tree_dir / ('build-bench' if self.bench else 'build')
 
     @property
     def bloat_dir(self) -> Path:

@@ -290,7 +290,7 @@ class CaptureStepTest(unittest.TestCase):
                          ['live.pcap'])
 
     def test_runs_right_after_the_tshark_step(self) -> None:
-        titles = [title for title, _ in
+        titles = [title for _, title, _ in
                   cli.tree_steps(self.settings, cli.Tally(), demo=False)]
         tshark = next(i for i, title in enumerate(titles)
                       if title.startswith('tshark decodes'))

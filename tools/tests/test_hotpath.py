@@ -289,20 +289,22 @@ class TreesTest(unittest.TestCase):
         # Built and booted once each, then booted in turn, then the sweep.
         self.assertEqual([c['action'] for c in calls],
                          ['run', 'run'] + ['exec'] * (2 * (hotpath.ROUNDS - 1))
-                         + ['exec'])
+                         + ['run'])
         self.assertEqual([c['build'].parent.name for c in calls[2:4]],
                          ['pristine', 'patched'])
         self.assertEqual({c['filter'] for c in calls}, {BENCH_SUITE})
         self.assertEqual(result.problem, '')
         self.assertEqual(len(result.comparisons), 6)
 
-    def test_the_sweep_scales_in_the_main_build(self) -> None:
+    def test_the_sweep_scales_in_the_main_tree_with_the_bench_built(
+            self) -> None:
         main_log = self.settings.build_dir / 'test.log'
         main_log.parent.mkdir(parents=True)
         main_log.write_text('the last run\n')
         result, calls = self.measure(LOGS)
         self.assertEqual((calls[-1]['source'], calls[-1]['build']),
-                         (self.settings.source, self.settings.build_dir))
+                         (self.settings.source,
+                          self.settings.tree_dir / 'build-bench'))
         self.assertTrue(result.scaling.linear)
         self.assertEqual(main_log.read_text(), 'the last run\n')
         self.assertEqual((self.settings.tree_dir / 'bench' /

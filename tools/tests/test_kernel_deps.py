@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 import subprocess
 import unittest
 from pathlib import Path
@@ -27,10 +28,13 @@ class KernelCommandTest(unittest.TestCase):
         self.assertIn(f'--build_dir={WORK}/6.1/build', cmd)
         self.assertIn(f'--kunitconfig={self.settings.kunitconfig}', cmd)
         self.assertIn('--timeout=42', cmd)
-        self.assertEqual(cmd[-3], '--make_options')
-        self.assertTrue(cmd[-2].startswith('CC='))
-        self.assertEqual(cmd[-1],
+        # 6.1 adds nothing to .kunitconfig: the benchmark is the bench's.
+        self.assertEqual(cmd[-2], '--make_options')
+        self.assertTrue(cmd[-1].startswith('CC='))
+        bench = kernel.kunit_command(replace(self.settings, bench=True))
+        self.assertEqual(bench[-1],
                          '--kconfig_add=CONFIG_TCP_OPTIONS_KUNIT_BENCH=y')
+        self.assertIn(f'--build_dir={WORK}/6.1/build-bench', bench)
 
     def test_build_env_keeps_ccache_in_work_dir_and_drops_pythonpath(
             self) -> None:

@@ -1,0 +1,174 @@
+"""Where a test command's time goes: each step's build and boot seconds,
+its ccache hits and misses, and the budget it may not exceed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+import time
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Dict, Iterator, List
+
+# Each step's cold seconds on this project's machine (2 CPUs, QEMU under
+# TCG; docs/performance.md, "The test command, step by step"). A step may
+# take BUDGET_FACTOR times as long, and never less than BUDGET_FLOOR:
+# beyond that the machine is too slow for CI's limit, and the test command
+# stops there, naming the step, instead of running into CI's timeout.
+COLD_SECONDS = {
+    'host': 60, 'kunit': 450, 'sweep': 30, 'layouts': 30, 'tshark': 60,
+    'capture': 60, 'series': 30, 'export': 60, 'bloat': 120, 'plain': 350,
+    'kconfig': 360, 'bisectable': 150, 'mutants': 330, 'new-mutants': 200,
+    'mutate': 500, 'bisect-demo': 460, 'sanitize': 600,
+}
+BUDGET_FACTOR = 2
+BUDGET_FLOOR = 300
+
+
+def budget(step: str) -> int:
+    """Seconds @step may take before the test command gives up."""
+    return max(BUDGET_FACTOR * COLD_SECONDS[step], BUDGET_FLOOR)
+
+
+class OverBudget(Exception):
+    """A step ran past its budget."""
+
+
+@dataclass
+class Spent:
+    """Seconds in make (kunit.py's build included) and in QEMU."""
+    build: float = 0.0
+    boot: float = 0.0
+
+
+# The running step's; kernel.py adds to it.
+CURRENT = Spent()
+
+
+def add(build: float = 0.0, boot: float = 0.0) -> None:
+    CURRENT.build += build
+    CURRENT.boot += boot
+
+
+@dataclass
+class Ccache:
+    hits: int = 0
+    misses: int = 0
+
+
+def ccache_counts(ccache_dir: Path) -> Ccache:
+    """The cache's running totals (zero without ccache)."""
+    if not shutil.which('ccache'):
+        return Ccache()
+    result = subprocess.run(['ccache', '--print-stats'], capture_output=True,
+                            text=True, check=False,
+                            env={'CCACHE_DIR': str(ccache_dir),
+                                 'PATH': '/usr/bin:/bin'})
+    stats: Dict[str, int] = {}
+    for line in result.stdout.splitlines():
+        key, _, value = line.partition('\t')
+        if value.strip().isdigit():
+            stats[key] = int(value)
+    return Ccache(hits=stats.get('direct_cache_hit', 0) +
+                  stats.get('preprocessed_cache_hit', 0),
+                  misses=stats.get('cache_miss', 0))
+
+
+@dataclass
+class StepTime:
+    number: int
+    step: str
+    tree: str
+    title: str
+    seconds: float
+    build: float
+    boot: float
+    hits: int
+    misses: int
+
+    def line(self, total: int) -> str:
+        return (f'({self.number}/{total} took {self.seconds:.0f} s: build '
+                f'{self.build:.0f} s, boot {self.boot:.0f} s, ccache '
+                f'{self.hits} hits, {self.misses} misses)')
+
+
+@contextmanager
+def alarm_after(seconds: int, step: str) -> Iterator[None]:
+    """Raise OverBudget in the step once @seconds have passed: kernel.py
+    stops kunit.py and QEMU on the way out, as on Ctrl-C."""
+    def expire(signum: int, frame: object) -> None:
+        raise OverBudget(f'step {step!r} ran past its budget of {seconds} s')
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@contextmanager
+def measured(number: int, step: str, tree: str, title: str,
+             ccache_dir: Path, into: List[StepTime]) -> Iterator[None]:
+    """Time one step; append its StepTime to @into, also when it fails."""
+    CURRENT.build = CURRENT.boot = 0.0
+    before = ccache_counts(ccache_dir)
+    started = time.monotonic()
+    try:
+        yield
+    finally:
+        after = ccache_counts(ccache_dir)
+        into.append(StepTime(number, step, tree, title,
+                             round(time.monotonic() - started, 1),
+                             round(CURRENT.build, 1), round(CURRENT.boot, 1),
+                             after.hits - before.hits,
+                             after.misses - before.misses))
+
+
+def table(times: List[StepTime]) -> str:
+    """The markdown table of a test command's steps, with its total."""
+    lines = ['| # | tree | step | s | build s | boot s | ccache hits | '
+             'ccache misses | budget s |',
+             '| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |']
+    for row in times:
+        lines.append(f'| {row.number} | {row.tree or "-"} | {row.step} | '
+                     f'{row.seconds:.0f} | {row.build:.0f} | {row.boot:.0f} | '
+                     f'{row.hits} | {row.misses} | {budget(row.step)} |')
+    total = sum(row.seconds for row in times)
+    lines.append(f'| | | **total** | **{total:.0f}** ({total / 60:.1f} min) '
+                 f'| {sum(r.build for r in times):.0f} | '
+                 f'{sum(r.boot for r in times):.0f} | '
+                 f'{sum(r.hits for r in times)} | '
+                 f'{sum(r.misses for r in times)} | |')
+    return '\n'.join(lines) + '\n'
+
+
+def save(times: List[StepTime], path: Path, header: dict) -> None:
+    """The measurements as JSON, for docs/performance.md's generator."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + '.new')
+    tmp.write_text(json.dumps({**header,
+                               'steps': [asdict(t) for t in times]},
+                              indent=1) + '\n')
+    tmp.rename(path)
+
+
+def load(path: Path) -> tuple[dict, List[StepTime]]:
+    data = json.loads(path.read_text())
+    steps = [StepTime(**row) for row in data.pop('steps')]
+    return data, steps
+
+
+
+def commit_of(repo: Path) -> str:
+    """The checkout's HEAD, short, with '+' when it has changes."""
+    def git(*args: str) -> str:
+        return subprocess.run(['git', '-C', str(repo), *args],
+                              capture_output=True, text=True,
+                              check=False).stdout.strip()
+    head = git('rev-parse', '--short=12', 'HEAD') or 'unknown'
+    return head + ('+' if git('status', '--porcelain', '--untracked-files=no')
+                   else '')
