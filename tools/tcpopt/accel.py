@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
-from .errors import HarnessError
+from .errors import SetupError
 from .ktap import CRASH
 
 QEMU = 'qemu-system-x86_64'
@@ -78,7 +78,7 @@ def forced() -> Optional[str]:
     if not value:
         return None
     if value not in CHOICES:
-        raise HarnessError(f'TCPOPT_ACCEL={value!r}: give kvm or tcg')
+        raise SetupError(f'TCPOPT_ACCEL={value!r}: give kvm or tcg')
     return value
 
 
@@ -213,7 +213,7 @@ def choose(build_dir: Path, runner: Runner = subprocess.run,
     """kvm or tcg for a boot of the kernel in build_dir."""
     override = forced()
     if override == 'kvm' and device_problem(device):
-        raise HarnessError(f'TCPOPT_ACCEL=kvm, but {device_problem(device)}')
+        raise SetupError(f'TCPOPT_ACCEL=kvm, but {device_problem(device)}')
     if override:
         return Accel(override, f'TCPOPT_ACCEL={override}')
     result, cached = kvm_check(build_dir, runner, device, qemu)

@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 from typing import Dict, List
 
-from .errors import HarnessError
+from .errors import SetupError
 from .settings import BACKPORTED, backport_root
 from .worktree import first_error, log, remove_tree
 
@@ -54,13 +54,13 @@ def run(cmd: List[str], cwd: Path, what: str) -> None:
     result = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
                             check=False)
     if result.returncode:
-        raise HarnessError(f'{what}: {first_error(result.stderr, "failed")}')
+        raise SetupError(f'{what}: {first_error(result.stderr, "failed")}')
 
 
 def fetch(work_dir: Path, packages: List[str]) -> Dict[str, Path]:
     """Download and unpack @packages from trixie-backports; their .debs."""
     if not KEYRING.is_file():
-        raise HarnessError(f'{KEYRING} is missing: install debian-archive-'
+        raise SetupError(f'{KEYRING} is missing: install debian-archive-'
                            'keyring to check trixie-backports\' signature')
     write_config(work_dir)
     base = apt_dir(work_dir)
@@ -76,7 +76,7 @@ def fetch(work_dir: Path, packages: List[str]) -> Dict[str, Path]:
     for package in packages:
         matches = sorted(debs.glob(f'{package}_*.deb'))
         if not matches:
-            raise HarnessError(f'apt-get download left no {package} .deb in '
+            raise SetupError(f'apt-get download left no {package} .deb in '
                                f'{debs}')
         found[package] = matches[-1]
     staging = root_dir(work_dir).with_name('root.new')
@@ -101,4 +101,4 @@ def ensure(work_dir: Path, tree: str) -> None:
         return
     fetch(work_dir, [package, f'linux-config-{tree}'])
     if not tarball.is_file():
-        raise HarnessError(f'{package} from {SUITE} holds no {tarball.name}')
+        raise SetupError(f'{package} from {SUITE} holds no {tarball.name}')

@@ -2,16 +2,18 @@
 
 At the revision the user's tree has checked out, the test-only part of
 the series (the Kconfig symbol and the include hook), the series' fixes
-where they apply cleanly, and kunit/ are put into a private checkout: a `git clone --shared` of the user's repository
-under the work dir, so the user's tree and index are never touched. The
-KUnit kernel is built incrementally there and only the layout suites run.
+where they apply cleanly, and kunit/ are put into a private checkout: a
+`git clone --shared` of the user's repository under the work dir, so the
+user's tree and index are never touched. The KUnit kernel is built
+incrementally there and only the layout suites run.
 
 Exit status, as git bisect run wants it:
   0    every layout case passes
   1    a layout case fails, or the kernel never finished the suites
   125  the test patches do not apply or the revision does not build (skip)
   128  a usage or set-up error (a wrong flag, not inside a git tree, no
-       QEMU): git bisect run stops and names no commit
+       QEMU), help (-h), or a bug here: git bisect run stops and names
+       no commit. 0 comes only from a verdict: git takes it for good.
 
 Only the layout suites (the writer's, kunit/tcp_options_test.c) decide
 good or bad; --suites all adds the parser and live suites.
@@ -24,6 +26,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional
@@ -156,7 +159,9 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
         description='git bisect run helper: 0 when the TCP option layouts '
         'match the KUnit tables, 1 when not, 125 when the revision cannot '
         'be tested, 128 on a usage or set-up error (git bisect run then '
-        'stops). Run it from inside the kernel tree being bisected.')
+        'stops). Run it from inside the kernel tree being bisected.',
+        epilog='-h and --help exit 128 too, so that `git bisect run '
+        'bisect-layout -h` stops instead of taking help for good.')
     parser.add_argument('--tree', default=DEFAULT_TREE, choices=sorted(TREES),
                         help='which kernel-patches/<tree> to take the '
                         'test-only patches from')
@@ -185,12 +190,22 @@ def set_up(tree: str) -> tuple[Settings, Path]:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    """The exit status: 0, 1 or 125 only from a verdict, else ABORT."""
     set_program('bisect-layout')
     try:
-        args = parse_args(argv)
-    except SystemExit as done:
-        # --help is 0; a usage error must not become a verdict.
-        return GOOD if done.code == 0 else ABORT
+        return verdict(argv)
+    except SystemExit:
+        # argparse's help (0) or usage error (2): git would take either
+        # for a verdict.
+        return ABORT
+    except Exception:       # a bug here says nothing about the revision
+        traceback.print_exc()
+        say('internal error; stopping the bisection')
+        return ABORT
+
+
+def verdict(argv: Optional[List[str]]) -> int:
+    args = parse_args(argv)
     try:
         settings, user_repo = set_up(args.tree)
         return step(settings, user_repo, args.suites)

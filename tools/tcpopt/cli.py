@@ -18,11 +18,11 @@ from . import (bisect_demo, bisectable, bloat, checkpatch, compare, deps,
                dissect, kconfig_matrix, kernel, ktap, layouts, mutants, mutate,
                plain, series, sweep, worktree)
 from . import accel, backports, bench, capture, steptime
-from .errors import HarnessError, UsageError, no_space
-from .expected import expected_cases
+from .errors import HarnessError, SetupError, UsageError, no_space
+from .expected import expected_cases, filter_problem
 from .report import (Verdict, as_json, failure_details, judge, layout_table,
                      raw_lines, summary)
-from .settings import (BACKPORTED, DEFAULT_TREE, HEAVY_STEPS,
+from .settings import (BACKPORTED, DEFAULT_SUITES, DEFAULT_TREE, HEAVY_STEPS,
                        MUTATION_SAMPLE, MUTATION_SEED, REPO, TEST_TREES,
                        TREES, Settings)
 
@@ -496,16 +496,22 @@ def cmd_layouts(settings: Settings, update: bool = False, png: bool = False,
 
 
 def cmd_compare(trees: List[Settings]) -> int:
-    """docs/layouts/compare-<tree>-<tree>[-<tree>].md from the trees'
-    runs, oldest tree first."""
+    """docs/layouts/compare-<tree>-<tree>[-<tree>].md from the trees' last
+    runs, oldest tree first: only reads their logs, builds nothing."""
+    logs = [settings.build_dir / 'test.log' for settings in trees]
+    missing = [s.tree for s, log in zip(trees, logs) if not log.is_file()]
+    if missing:
+        raise UsageError(f'--compare: no last run of {", ".join(missing)} '
+                         'to compare (./run.sh run --tree T makes one)')
     runs = []
-    for settings in trees:
-        with worktree.locked(settings):
-            heading(f'KUnit suites on {settings.package}')
-            verdict, run = kunit_step(settings)
-            if not verdict.ok:
-                return 1
-            runs.append(need(settings, run))
+    for settings, log in zip(trees, logs):
+        run = ktap.read(log)
+        if not judge(run, expected_cases(settings.kunit_dir)).ok:
+            print(f'run.sh: error: --compare: the last {settings.tree} run '
+                  f'({log}) did not pass every case; run it again',
+                  file=sys.stderr)
+            return EXIT_FAILED
+        runs.append(run)
     names = [settings.tree for settings in trees]
     text = compare.render(names, runs)
     out = layouts.DOCS_DIR / f'compare-{"-".join(names)}.md'
@@ -549,17 +555,45 @@ def cmd_run(settings: Settings, inject: Optional[List[Path]] = None,
     return EXIT_OK if ok else EXIT_FAILED
 
 
-def cmd_parse(settings: Settings, log: Optional[Path],
-              output: Output = Output()) -> int:
-    """kunit.py parse: an existing log, judged against kunit/'s cases."""
+def parse_paths(settings: Settings, log: Optional[Path],
+                output: Output) -> Path:
+    """The log parse reads, checked; --json may never name it."""
     log = log or settings.build_dir / 'test.log'
+    if log.is_dir():
+        raise UsageError(f'{log} is a directory: give a KUnit log file')
     if not log.is_file():
         raise UsageError(f'{log}: no such KUnit log (run ./run.sh first, or '
                          'name one)')
+    if output.json not in (None, 'stdout') and \
+            Path(output.json).resolve() == log.resolve():
+        raise UsageError(f'--json {output.json} is the log parse reads: it '
+                         'would overwrite it')
+    return log
+
+
+def due_in(settings: Settings, run: ktap.Run) -> List[str]:
+    """The cases a log must report: none by name under a filter (as run
+    --filter), --filter's or the one the kernel's command line shows."""
+    glob = settings.filter_glob or run.filter_glob
+    if glob and glob != DEFAULT_SUITES:
+        return []
+    return expected_cases(settings.kunit_dir)
+
+
+def cmd_parse(settings: Settings, log: Optional[Path],
+              output: Output = Output()) -> int:
+    """kunit.py parse: an existing log, judged against kunit/'s cases.
+    The log is only read."""
+    log = parse_paths(settings, log, output)
+    run = ktap.read(log)
+    if not run.started:
+        raise UsageError(f'no KTAP output in {log}')
+    due = due_in(settings, run)
+    glob = settings.filter_glob or run.filter_glob
     with json_channel(output) as channel:
-        run = ktap.read(log)
-        verdict = judge(run, expected_cases(settings.kunit_dir))
-        print(f'log: {worktree.display(log)}')
+        verdict = judge(run, due)
+        print(f'log: {worktree.display(log)}' +
+              ('' if due else f' (filter {glob}: what ran is judged)'))
         show_run(run, verdict, output.raw)
         write_json(output.json, as_json(settings.tree, verdict, run),
                    channel)
@@ -761,8 +795,10 @@ EXCLUSIVE = (('regen', 'export'), ('compare', 'update'),
 # Exit status, as kunit.py's.
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 EXIT_HELP = (f'exit status, as kunit.py\'s: {EXIT_OK} every check passed, '
-             f'{EXIT_FAILED} a test or check failed (or the harness could '
-             f'not run it), {EXIT_USAGE} a usage error; 130 interrupted.')
+             f'{EXIT_FAILED} a test or check failed, {EXIT_USAGE} a usage or '
+             'set-up error (nothing was tested: a bad option, a missing '
+             'package, a tarball or patch that does not apply); 130 '
+             'interrupted.')
 # kunit.py's own spellings (underscores) where it has the concept.
 KUNIT_SPELLINGS = ('build_dir', 'raw_output')
 # The options that take a value: a command name after one is that value.
@@ -822,6 +858,13 @@ def add_inject_opt(parser: argparse.ArgumentParser) -> None:
                         'next run without it rebuilds the clean tree')
 
 
+def add_filter_opt(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--filter', metavar='GLOB', dest='filter_glob',
+                        help='only the suites (and cases) matching GLOB, '
+                        'kunit.py\'s filter_glob: suite_glob[.test_glob]; '
+                        'cases it leaves out are not due')
+
+
 def add_run_opts(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--sanitize', action='store_true',
                         help='build with KASAN, UBSAN and KFENCE in a '
@@ -832,10 +875,7 @@ def add_run_opts(parser: argparse.ArgumentParser) -> None:
                         'checkout (6.1 or later), with the series of the '
                         'nearest supported tree; DIR is only read, its copy '
                         'and warm build live in the work dir')
-    parser.add_argument('--filter', metavar='GLOB', dest='filter_glob',
-                        help='only the suites (and cases) matching GLOB, '
-                        'kunit.py\'s filter_glob: suite_glob[.test_glob]; '
-                        'cases it leaves out are not due')
+    add_filter_opt(parser)
     parser.add_argument('--build_dir', type=Path, metavar='DIR',
                         help='kunit.py --build_dir (default <work '
                         'dir>/<tree>/build)')
@@ -892,8 +932,11 @@ def add_test_opts(parser: argparse.ArgumentParser) -> None:
 
 def add_parse_opts(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('log', nargs='?', type=Path, metavar='LOG',
-                        help='a KUnit console log (default: the last run\'s '
-                        '<work dir>/<tree>/build/test.log)')
+                        help='a KUnit console log, only read (default: the '
+                        'last run\'s <work dir>/<tree>/build/test.log); a '
+                        'word right after --json is the LOG: write '
+                        '--json=FILE for a file')
+    add_filter_opt(parser)
 
 
 def add_bench_opts(parser: argparse.ArgumentParser) -> None:
@@ -910,7 +953,8 @@ SUBCOMMANDS = {
     'test': ('the test command (what .ci/run calls)',
              (add_test_opts, add_build_opts, add_exec_opts)),
     'parse': ('read an existing KUnit log and print its verdict and layout '
-              'table, as kunit.py parse', (add_parse_opts, add_output_opts)),
+              'table, as kunit.py parse; a filtered run\'s log is judged '
+              'by its filter', (add_parse_opts, add_output_opts)),
     'layouts': ('check docs/layouts/<tree>.md against this run',
                 (add_layouts_opts, add_build_opts, add_exec_opts)),
     'capture': ('run the suites, write the tcp_opt_live packets to <work '
@@ -1012,6 +1056,20 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     problem = usage_problem(args)
     if problem:
         raise UsageError(problem)
+    return json_took_the_log(args, argv)
+
+
+def json_took_the_log(args: argparse.Namespace,
+                      argv: List[str]) -> argparse.Namespace:
+    """'parse --json LOG': argparse hands LOG to --json as its file, which
+    would overwrite the log. A word after a bare --json is parse's LOG;
+    a file for the JSON is written --json=FILE."""
+    if args.command != 'parse' or args.log is not None or \
+            args.json in (None, 'stdout') or '--json' not in argv:
+        return args
+    following = argv[argv.index('--json') + 1:argv.index('--json') + 2]
+    if following == [args.json]:
+        args.log, args.json = Path(args.json), 'stdout'
     return args
 
 
@@ -1074,19 +1132,30 @@ def export_build_options(args: argparse.Namespace) -> None:
         os.environ['TCPOPT_KUNIT_TIMEOUT'] = str(args.timeout)
 
 
+def check_before_work(args: argparse.Namespace, settings: Settings) -> None:
+    """What can be judged from the arguments alone, before a package is
+    installed or a tree prepared."""
+    glob = getattr(args, 'filter_glob', None)
+    if glob and args.command == 'run':
+        problem = filter_problem(glob, settings.kunit_dir)
+        if problem:
+            raise UsageError(problem)
+    if args.command == 'mutate':
+        mutate.check_arguments(args.functions, args.ids)
+
+
 def dispatch(args: argparse.Namespace, argv: List[str]) -> int:
     trees = tree_settings(args)
     output = Output(getattr(args, 'json', None),
                     getattr(args, 'raw_output', None))
+    check_before_work(args, trees[0])
     if args.command == 'parse':
         return cmd_parse(trees[0], args.log, output)
+    if args.command == 'layouts' and args.compare:
+        return cmd_compare([Settings.create(name) for name in args.compare])
     install(trees)
     if args.command == 'test':
         return cmd_test(trees, quick=args.quick)
-    if args.command == 'layouts' and args.compare:
-        compared = [Settings.create(name) for name in args.compare]
-        install(compared)
-        return cmd_compare(compared)
     if args.command == 'layouts':
         return cmd_layouts(trees[0], update=args.update, png=args.png,
                            inject=_existing(args.inject))
@@ -1112,20 +1181,20 @@ def main(argv: Optional[List[str]] = None) -> int:
         args = parse_args(argv)
         export_build_options(args)
         return dispatch(args, argv)
-    except UsageError as error:
+    except (UsageError, SetupError) as error:
         print(f'run.sh: error: {error}', file=sys.stderr)
         return EXIT_USAGE
     except HarnessError as error:
         print(f'run.sh: error: {error}', file=sys.stderr)
         return EXIT_FAILED
+    except BrokenPipeError:
+        # stdout closed early ('| head'): not worth a traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        return EXIT_FAILED
     except OSError as error:
         if not no_space(error):
             raise
         print(f'run.sh: error: {no_space(error)}', file=sys.stderr)
-        return 1
-    except BrokenPipeError:
-        # stdout closed early ('| head'): not worth a traceback.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
         return EXIT_FAILED
     except KeyboardInterrupt:
         print('run.sh: interrupted; the next run picks up where this one '

@@ -7,7 +7,7 @@ import shutil
 import subprocess
 from typing import Iterable, List
 
-from .errors import HarnessError, log
+from .errors import SetupError, log
 
 # Everything a build, a QEMU run, the bloat check and checkpatch need.
 BASE_PACKAGES = [
@@ -27,7 +27,7 @@ def missing_packages(packages: Iterable[str]) -> List[str]:
     """The packages dpkg does not report as installed."""
     packages = list(packages)
     if not shutil.which('dpkg-query'):
-        raise HarnessError('dpkg-query not found: the harness needs Debian '
+        raise SetupError('dpkg-query not found: the harness needs Debian '
                            f'with these packages: {" ".join(packages)}')
     out = subprocess.run(
         ['dpkg-query', '-W', '-f', '${Package} ${db:Status-Abbrev}\n',
@@ -44,11 +44,11 @@ def ensure_packages(packages: Iterable[str]) -> None:
         return
     names = ' '.join(missing)
     if os.environ.get('TCPOPT_NO_INSTALL'):
-        raise HarnessError(f'missing Debian packages: {names} '
+        raise SetupError(f'missing Debian packages: {names} '
                            '(TCPOPT_NO_INSTALL is set; install them with '
                            f'apt-get install {names})')
     if os.geteuid() != 0 or not shutil.which('apt-get'):
-        raise HarnessError(f'missing Debian packages: {names} (run as root '
+        raise SetupError(f'missing Debian packages: {names} (run as root '
                            f'with apt-get, or: sudo apt-get install {names})')
     log(f'installing {names}')
     env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
@@ -59,8 +59,8 @@ def ensure_packages(packages: Iterable[str]) -> None:
                                 check=False)
         if result.returncode:
             last = (result.stderr.strip().splitlines() or ['no output'])[-1]
-            raise HarnessError(f'apt-get could not install {names}: {last}')
+            raise SetupError(f'apt-get could not install {names}: {last}')
     still = missing_packages(missing)
     if still:
-        raise HarnessError(f'missing Debian packages after apt-get: '
+        raise SetupError(f'missing Debian packages after apt-get: '
                            f'{" ".join(still)}')

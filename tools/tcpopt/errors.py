@@ -34,4 +34,10 @@ def no_space(error: OSError) -> Optional[str]:
 
 
 class UsageError(HarnessError):
-    """A mistake in how run.sh was called or set up: exit 2, as kunit.py."""
+    """A mistake in how run.sh was called: exit 2, as kunit.py."""
+
+
+class SetupError(HarnessError):
+    """The machine or the tree is not ready for the work (a package
+    missing, a tarball or a patch that does not apply): exit 2, like a
+    usage error. Nothing was tested, so no test verdict may come of it."""

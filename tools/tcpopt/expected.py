@@ -6,9 +6,10 @@ comparing against the source's own tables catches the cases never run.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from .settings import BENCH_SOURCE
 
@@ -20,6 +21,7 @@ CASE_ARRAY = re.compile(r'static struct kunit_case (\w+)\[\] = \{(.*?)\n\};',
 NAME = re.compile(r'^\t(?:\t\.name = |\{ )"([^"]+)"', re.M)
 CASE = re.compile(r'KUNIT_CASE(?:_SLOW)?\(\s*(\w+)\s*\)')
 CASE_PARAM = re.compile(r'KUNIT_CASE_PARAM\(\s*\w+\s*,\s*(\w+)\s*\)')
+CASE_PARAM_FUNCTION = re.compile(r'KUNIT_CASE_PARAM\(\s*(\w+)\s*,')
 
 
 def case_names(source: str) -> List[str]:
@@ -51,3 +53,51 @@ def expected_cases(kunit_dir: Path) -> List[str]:
         if path.name != BENCH_SOURCE:
             names.extend(case_names(path.read_text()))
     return names
+
+
+SUITE = re.compile(r'struct kunit_suite \w+ = \{\s*\.name = "([^"]+)"')
+# A macro that declares a suite named after its argument, and its uses.
+SUITE_MACRO = re.compile(r'#define (\w+)\((\w+)\)[^\n]*\\\n'
+                         r'\s*static struct kunit_suite[^\n]*\\\n'
+                         r'\s*\.name = #\2,')
+
+
+def suite_names(kunit_dir: Path) -> List[str]:
+    """The suites a default run can boot (the benchmark's aside)."""
+    names: List[str] = []
+    for path in sorted(kunit_dir.glob('*.c')):
+        if path.name == BENCH_SOURCE:
+            continue
+        source = path.read_text()
+        names += SUITE.findall(source)
+        for macro in SUITE_MACRO.finditer(source):
+            names += re.findall(rf'^{macro.group(1)}\((\w+)\);', source,
+                                re.M)
+    return names
+
+
+def test_names(kunit_dir: Path) -> List[str]:
+    """What a filter's test part can match: the KUNIT_CASE functions
+    (KUnit filters by them, not by parameter rows)."""
+    names: List[str] = []
+    for path in sorted(kunit_dir.glob('*.c')):
+        if path.name != BENCH_SOURCE:
+            text = path.read_text()
+            names += CASE.findall(text) + CASE_PARAM_FUNCTION.findall(text)
+    return names
+
+
+def filter_problem(glob: str, kunit_dir: Path) -> Optional[str]:
+    """Why kunit.py's filter_glob (suite_glob[.test_glob]) can match no
+    case of kunit/; None when it can."""
+    suite_glob, _, test_glob = glob.partition('.')
+    suites = suite_names(kunit_dir)
+    if not any(fnmatch.fnmatchcase(s, suite_glob) for s in suites):
+        return (f'--filter {glob!r} matches no suite (suites: '
+                f'{", ".join(suites)}; tcp_opt_bench only in ./run.sh bench)')
+    if test_glob and not any(fnmatch.fnmatchcase(t, test_glob)
+                             for t in test_names(kunit_dir)):
+        return (f'--filter {glob!r}: {test_glob!r} matches no KUNIT_CASE '
+                'of those suites (a parameterized case filters by its '
+                'function name, not by its rows)')
+    return None

@@ -16,7 +16,7 @@ from typing import IO, Iterator, List, Optional
 from . import steptime
 from .accel import Accel
 from .accel import choose as choose_accel
-from .errors import HarnessError
+from .errors import SetupError
 from .settings import DEFAULT_SUITES, Settings
 from .worktree import log as say
 
@@ -55,11 +55,18 @@ def build_env(settings: Settings) -> dict:
 TCG_WRAPPER_DIR = Path(__file__).resolve().parents[1] / 'qemu-tcg'
 
 
+# An stty that keeps quiet without a terminal: kunit.py runs "stty sane"
+# after every boot.
+QUIET_STTY_DIR = Path(__file__).resolve().parents[1] / 'quiet-stty'
+
+
 def boot_env(settings: Settings, accel: Optional[Accel]) -> dict:
-    """build_env, with the TCG wrapper first on PATH under TCG."""
+    """build_env, with the quiet stty first on PATH, and the TCG wrapper
+    before it under TCG."""
     env = build_env(settings)
+    env['PATH'] = f'{QUIET_STTY_DIR}:{env.get("PATH", "")}'
     if accel is not None and accel.name == 'tcg':
-        env['PATH'] = f'{TCG_WRAPPER_DIR}:{env.get("PATH", "")}'
+        env['PATH'] = f'{TCG_WRAPPER_DIR}:{env["PATH"]}'
     return env
 
 
@@ -73,7 +80,7 @@ def kunit_timeout() -> int:
     if not text:
         return DEFAULT_TIMEOUT
     if not text.isdigit() or int(text) < 1:
-        raise HarnessError(f'TCPOPT_KUNIT_TIMEOUT={text!r}: give a whole '
+        raise SetupError(f'TCPOPT_KUNIT_TIMEOUT={text!r}: give a whole '
                            'number of seconds, at least 1')
     return int(text)
 

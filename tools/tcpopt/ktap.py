@@ -28,6 +28,9 @@ INPUT = re.compile(r'^input: (?P<fields>.*)$')
 WORDS = re.compile(r'^words:\s*(?P<words>[0-9a-f ]*)$')
 SWEEP = re.compile(r'^sweep: (?P<fields>.*)$')
 WIRE = re.compile(r'^\s*# wire: ')         # anywhere in the log: capture.py
+# kunit.py passes its filter on the kernel's command line, which the
+# kernel prints before the KTAP.
+FILTER = re.compile(r'Kernel command line:.*?\bkunit\.filter_glob=(\S+)')
 # What a dying kernel prints instead of finishing its KTAP.
 CRASH = re.compile(r'(Kernel panic|BUG:|Oops|general protection fault|'
                    r'Call Trace:|WARNING: CPU:|RIP: [0-9a-f]{4}:)')
@@ -61,6 +64,8 @@ class Run:
     wire: List[Tuple[int, str]] = field(default_factory=list)  # (line, text)
     sanitizer: List[sanitize.Report] = field(default_factory=list)
     log: Optional[Path] = None
+    started: bool = True            # a 'KTAP version' line was seen
+    filter_glob: Optional[str] = None   # kunit.filter_glob= on the cmdline
 
     def by_name(self) -> Dict[str, Case]:
         return {case.name: case for case in self.cases}
@@ -86,6 +91,7 @@ def parse(lines: Iterable[str], log: Optional[Path] = None) -> Run:
     records: List[Dict[str, str]] = []
     wire: List[Tuple[int, str]] = []
     reports = sanitize.Scan()
+    filter_glob: Optional[str] = None
     for number, raw in enumerate(lines, 1):
         line = raw.rstrip('\r\n')
         reports.feed(line)
@@ -93,6 +99,9 @@ def parse(lines: Iterable[str], log: Optional[Path] = None) -> Run:
             wire.append((number, line))
         if not started:
             started = line.strip().startswith('KTAP version')
+            command_line = FILTER.search(line)
+            if command_line:
+                filter_glob = command_line.group(1)
             continue
         if CRASH.search(line):
             crash.append(line.strip())
@@ -140,7 +149,8 @@ def parse(lines: Iterable[str], log: Optional[Path] = None) -> Run:
             pending.append(line.strip())
     complete = top_plan is not None and top_results >= top_plan
     return Run(cases=cases, crash_lines=crash, complete=complete,
-               sweep=records, wire=wire, sanitizer=reports.reports, log=log)
+               sweep=records, wire=wire, sanitizer=reports.reports, log=log,
+               started=started, filter_glob=filter_glob)
 
 
 def read(log: Path) -> Run:

@@ -322,6 +322,27 @@ def tcpolen_twins(tree: Path) -> Dict[str, str]:
     return twins
 
 
+# A mutant's id: its function, '-', 8 hex digits (Mutant.ident).
+IDENT = re.compile(r'(?P<function>\w+)-[0-9a-f]{8}')
+
+
+def check_arguments(functions: Optional[Sequence[str]],
+                    ids: Optional[Sequence[str]]) -> None:
+    """--functions and --ids, checked before any tree is prepared: a
+    name that is no target, or an id no mutant could have."""
+    known = {n for names in TARGETS.values() for n in names}
+    unknown = sorted(set(functions or ()) - known)
+    if unknown:
+        raise UsageError(f'--functions: no such target {", ".join(unknown)} '
+                         f'(known: {", ".join(sorted(known))})')
+    malformed = [i for i in ids or () if not IDENT.fullmatch(i) or
+                 IDENT.fullmatch(i).group('function') not in known]
+    if malformed:
+        raise UsageError(f'--ids: no such mutant {", ".join(malformed)} '
+                         '(an id is a target function, "-" and 8 hex digits; '
+                         './run.sh mutate --list shows them)')
+
+
 def all_mutants(settings: Settings, tree: Path,
                 functions: Optional[Sequence[str]] = None) -> List[Mutant]:
     twins = tcpolen_twins(tree)

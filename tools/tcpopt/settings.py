@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, Tuple
 
-from .errors import HarnessError, UsageError
+from .errors import SetupError, UsageError
 from .sanitize import KCONFIG as SANITIZER_KCONFIG
 
 REPO = Path(__file__).resolve().parents[2]
@@ -136,12 +136,12 @@ class Settings:
                work_dir: Path | None = None,
                sanitize: bool = False) -> 'Settings':
         if tree not in TREES:
-            raise HarnessError(f'unknown tree {tree!r}: choose one of '
+            raise UsageError(f'unknown tree {tree!r}: choose one of '
                                f'{", ".join(sorted(TREES))}')
         work = Path(work_dir).expanduser().resolve() if work_dir \
             else default_work_dir()
         if work == REPO or REPO in work.parents:
-            raise HarnessError(f'work dir {work} is inside the checkout: '
+            raise SetupError(f'work dir {work} is inside the checkout: '
                                'set TCPOPT_WORK_DIR to a directory outside it')
         return cls(tree=tree, work_dir=work, sanitize=sanitize)
 

@@ -22,12 +22,13 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from .errors import HarnessError, log
+from .errors import HarnessError, SetupError, log
 from .settings import OVERLAY_DIR, REPO, Settings
 
 STAMP = '.tcpopt-pristine'
@@ -302,7 +303,7 @@ def ensure_pristine(settings: Settings) -> Path:
     """Extract the tarball unless the same one already is."""
     tarball = settings.tarball
     if not tarball.is_file():
-        raise HarnessError(f'{tarball} is missing: install the Debian package '
+        raise SetupError(f'{tarball} is missing: install the Debian package '
                            f'{settings.package} again (apt-get install '
                            f'--reinstall {settings.package})')
     identity = tarball_identity(tarball)
@@ -323,11 +324,11 @@ def ensure_pristine(settings: Settings) -> Path:
     tops = [p for p in staging.iterdir() if p.is_dir()]
     if len(tops) != 1 or not (tops[0] / 'Makefile').is_file():
         remove_tree(staging)
-        raise HarnessError(f'{tarball} does not hold one kernel tree')
+        raise SetupError(f'{tarball} does not hold one kernel tree')
     version = kernel_version(tops[0])
     if not version.startswith(f'{settings.tree}.'):
         remove_tree(staging)
-        raise HarnessError(f'{tarball} holds Linux {version}, not '
+        raise SetupError(f'{tarball} holds Linux {version}, not '
                            f'{settings.tree}: use the {settings.package} '
                            'tarball')
     (tops[0] / STAMP).write_text(identity)
@@ -377,8 +378,9 @@ def apply_patch(tree: Path, patch: Path, what: str) -> None:
     check = subprocess.run(base + ['--dry-run'], capture_output=True,
                            text=True, check=False)
     if check.returncode:
-        raise HarnessError(f'{display(patch)} does not apply to {what}: '
-                           f'{describe_patch_failure(check.stdout + check.stderr)}')
+        cause = describe_patch_failure(check.stdout + check.stderr)
+        raise SetupError(f'{display(patch)} does not apply to {what}: '
+                           f'{cause}')
     result = subprocess.run(base + ['-s'], capture_output=True, text=True,
                             check=False)
     if result.returncode:
@@ -523,18 +525,81 @@ def mirror_user_tree(directory: Path, mirror: Path) -> None:
     _remove_extra(mirror, files)
 
 
-def _patched_files(settings: Settings, patches: List[Path],
+def _copy_files(source: Path, target: Path, names: Sequence[str]) -> None:
+    """Copy those of @names that @source has into @target."""
+    target.mkdir(parents=True, exist_ok=True)
+    for name in sorted(set(names)):
+        if (source / name).is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source / name, target / name)
+
+
+def _files_read(patch: Path) -> List[str]:
+    """The files a patch reads or writes: its '--- a/' and '+++ b/'
+    names (a patch deleting a file names it only on '--- a/')."""
+    names = files_touched(patch)
+    for line in patch.read_text(errors='replace').splitlines():
+        if line.startswith('--- a/'):
+            names.append(line[len('--- a/'):].split('\t')[0])
+    return names
+
+
+def _reverses(tree: Path, patch: Path) -> bool:
+    """Reverse-apply @patch in @tree; False if a hunk fails (@tree is then
+    half undone). -f: take the patch as given, never as reversed."""
+    result = subprocess.run(['patch', '-p1', '-R', '-f', '-s',
+                             '--no-backup-if-mismatch', '-d', str(tree),
+                             '-i', str(patch)],
+                            capture_output=True, check=False)
+    return result.returncode == 0
+
+
+def carries(directory: Path, patches: Sequence[Path]) -> bool:
+    """Whether @directory holds all of @patches: they reverse-apply, the
+    last first, to a copy of their files. @directory is only read."""
+    with tempfile.TemporaryDirectory(prefix='tcpopt-carried-') as tmp:
+        _copy_files(directory, Path(tmp),
+                    [name for p in patches for name in _files_read(p)])
+        return all(_reverses(Path(tmp), p) for p in reversed(patches))
+
+
+def carried_prefix(directory: Path, patches: Sequence[Path]) -> int:
+    """How many leading @patches @directory already holds (a tree after
+    `git am` of the series, or with its first fix merged), 0 to all."""
+    for count in range(len(patches), 0, -1):
+        if carries(directory, patches[:count]):
+            return count
+    return 0
+
+
+def report_carried(settings: Settings, series: Sequence[Path],
+                   carried: int) -> None:
+    if not carried:
+        return
+    directory = settings.user_source
+    rest = len(series) - carried
+    names = ', '.join(p.name for p in series[:carried])
+    if rest:
+        head, tail = f'{carried} of', f'applying the other {rest}'
+    else:
+        head, tail = 'all', 'applying none'
+    log(f'{directory} already carries {head} {len(series)} patches of '
+        f'{display(settings.patch_dir)} ({names}): {tail}')
+
+
+def _patched_files(settings: Settings, source: Path, patches: List[Path],
                    what: str) -> Path:
-    """A scratch dir with the files the series touches, patched."""
+    """A scratch dir with the files @patches touch, from @source, patched."""
     scratch = settings.tree_dir / 'series.new'
     remove_tree(scratch)
-    for name in sorted({f for p in patches for f in files_touched(p)}):
-        if (settings.pristine / name).is_file():
-            (scratch / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(settings.pristine / name, scratch / name)
-    scratch.mkdir(parents=True, exist_ok=True)
-    for patch in patches:
-        apply_patch(scratch, patch, what)
+    _copy_files(source, scratch,
+                [f for p in patches for f in files_touched(p)])
+    try:
+        for patch in patches:
+            apply_patch(scratch, patch, what)
+    except BaseException:
+        remove_tree(scratch)
+        raise
     return scratch
 
 
@@ -549,16 +614,22 @@ def _write_if_changed(data: bytes, target: Path) -> None:
 
 def ensure_user_source(settings: Settings,
                        extra_patches: Optional[List[Path]] = None) -> Path:
-    """src/ = the user's tree + the series + kunit/, synced so that only
-    what changed since the last run is rebuilt."""
+    """src/ = the user's tree + the series (less the patches it already
+    carries) + kunit/, synced so that only what changed since the last
+    run is rebuilt."""
     directory = settings.user_source
     assert directory is not None
-    mirror_user_tree(directory, settings.pristine)
-    version = kernel_version(settings.pristine)
+    version = kernel_version(directory)
     what = f'Linux {version} from {directory}'
-    patches = read_series(settings.patch_dir) + list(extra_patches or [])
-    scratch = _patched_files(settings, patches, what)
+    series = read_series(settings.patch_dir)
+    carried = carried_prefix(directory, series)
+    report_carried(settings, series, carried)
+    patches = series[carried:] + list(extra_patches or [])
+    # Before the mirror: a series that does not apply stops the run
+    # before it copies the whole tree.
+    scratch = _patched_files(settings, directory, patches, what)
     try:
+        mirror_user_tree(directory, settings.pristine)
         touched = sorted(str(p.relative_to(scratch))
                          for p in scratch.rglob('*') if p.is_file())
         overlay = [f'{OVERLAY_DIR}/{p.name}'
@@ -575,7 +646,9 @@ def ensure_user_source(settings: Settings,
     finally:
         remove_tree(scratch)
     state = {'user_source': str(directory), 'version': version,
-             'series': [[p.name, sha256(p)] for p in patches]}
+             'series': [[p.name, sha256(p)]
+                        for p in series + list(extra_patches or [])],
+             'carried': carried}
     _write_if_changed(json.dumps(state, indent=1).encode(),
                       settings.source / STATE)
     return settings.source

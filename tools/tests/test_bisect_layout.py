@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import tempfile
 import unittest
+from contextlib import redirect_stdout
 from pathlib import Path
 from unittest import mock
 
@@ -37,6 +39,31 @@ class ExitCodeTest(unittest.TestCase):
                          bisect_layout.ABORT)
         self.assertGreater(bisect_layout.ABORT, 127)
 
+    def test_help_aborts_and_says_so(self) -> None:
+        for flag in ('-h', '--help'):
+            with self.subTest(flag=flag):
+                shown = io.StringIO()
+                with redirect_stdout(shown):
+                    status = bisect_layout.main([flag])
+                self.assertEqual(status, bisect_layout.ABORT)
+                self.assertIn('usage: bisect-layout', shown.getvalue())
+                self.assertIn('exit 128', shown.getvalue())
+
+    def test_the_helper_exits_128_on_help(self) -> None:
+        for flag in ('-h', '--help'):
+            with self.subTest(flag=flag):
+                result = subprocess.run([str(HELPER), flag],
+                                        capture_output=True, text=True,
+                                        check=False)
+                self.assertEqual(result.returncode, 128)
+                self.assertIn('usage: bisect-layout', result.stdout)
+
+    def test_a_bug_aborts(self) -> None:
+        with mock.patch.object(bisect_layout, 'set_up',
+                               side_effect=KeyError('oops')), \
+                mock.patch('sys.stderr'):
+            self.assertEqual(bisect_layout.main([]), bisect_layout.ABORT)
+
     def test_outside_a_git_tree_aborts(self) -> None:
         with tempfile.TemporaryDirectory() as tmp, \
                 mock.patch.object(Path, 'cwd', return_value=Path(tmp)):
@@ -58,7 +85,8 @@ class ExitCodeTest(unittest.TestCase):
 
 class GitBisectRunTest(unittest.TestCase):
 
-    def test_wrong_flag_stops_the_bisection_naming_no_commit(self) -> None:
+    def bisect_run(self, *args: str) -> subprocess.CompletedProcess:
+        """git bisect run HELPER @args on four fresh commits."""
         with tempfile.TemporaryDirectory() as tmp:
             repo = Path(tmp)
             self.assertEqual(git(repo, 'init', '-q').returncode, 0)
@@ -67,12 +95,22 @@ class GitBisectRunTest(unittest.TestCase):
                 git(repo, 'add', 'f')
                 git(repo, 'commit', '-q', '-m', f'commit {number}')
             git(repo, 'bisect', 'start', 'HEAD', 'HEAD~3')
-            result = git(repo, 'bisect', 'run', str(HELPER), '--tree',
-                         '6.13')
+            result = git(repo, 'bisect', 'run', str(HELPER), *args)
             git(repo, 'bisect', 'reset')
+        return result
+
+    def assert_stopped_naming_no_commit(
+            self, result: subprocess.CompletedProcess) -> None:
         self.assertNotEqual(result.returncode, 0)
         self.assertNotIn('is the first bad commit', result.stdout)
         self.assertIn('bisect run', result.stdout + result.stderr)
+
+    def test_wrong_flag_stops_the_bisection_naming_no_commit(self) -> None:
+        self.assert_stopped_naming_no_commit(
+            self.bisect_run('--tree', '6.13'))
+
+    def test_help_stops_the_bisection_naming_no_commit(self) -> None:
+        self.assert_stopped_naming_no_commit(self.bisect_run('-h'))
 
 
 class StepTreeTest(FakeTreeTestCase):

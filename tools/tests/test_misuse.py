@@ -309,9 +309,10 @@ class MisuseTestCase(unittest.TestCase):
             time.sleep(0.05)
 
     def assert_error_line(self, result: subprocess.CompletedProcess,
-                          expected: str) -> str:
-        """stderr ends in exactly one 'run.sh: error:' line, no traceback."""
-        self.assertEqual(result.returncode, 1, result.stderr)
+                          expected: str, status: int = 1) -> str:
+        """stderr ends in exactly one 'run.sh: error:' line, no traceback;
+        a set-up error exits 2 (nothing was tested), a failure 1."""
+        self.assertEqual(result.returncode, status, result.stderr)
         self.assertNotIn('Traceback', result.stderr)
         errors = [line for line in result.stderr.splitlines()
                   if line.startswith('run.sh: error: ')]
@@ -347,7 +348,7 @@ class MissingTarballTest(MisuseTestCase):
 
     def test_package_not_installed_with_no_install(self) -> None:
         result = self.run_sh(FAKE_DPKG_MISSING=PACKAGE)
-        line = self.assert_error_line(result, PACKAGE)
+        line = self.assert_error_line(result, PACKAGE, status=2)
         self.assertEqual(line, 'run.sh: error: missing Debian packages: '
                          f'{PACKAGE} (TCPOPT_NO_INSTALL is set; install them '
                          f'with apt-get install {PACKAGE})')
@@ -357,14 +358,14 @@ class MissingTarballTest(MisuseTestCase):
         env = self.env()
         self.assertIsNone(shutil.which('apt-get', path=env['PATH']))
         result = self.run_sh(FAKE_DPKG_MISSING=PACKAGE, TCPOPT_NO_INSTALL='')
-        line = self.assert_error_line(result, PACKAGE)
+        line = self.assert_error_line(result, PACKAGE, status=2)
         self.assertEqual(line, 'run.sh: error: missing Debian packages: '
                          f'{PACKAGE} (run as root with apt-get, or: sudo '
                          f'apt-get install {PACKAGE})')
 
     def test_package_listed_but_its_tarball_deleted(self) -> None:
         result = self.run_sh()
-        line = self.assert_error_line(result, PACKAGE)
+        line = self.assert_error_line(result, PACKAGE, status=2)
         self.assertEqual(line, f'run.sh: error: {self.tarball} is missing: '
                          f'install the Debian package {PACKAGE} again '
                          f'(apt-get install --reinstall {PACKAGE})')
@@ -407,7 +408,7 @@ class OtherKernelVersionTest(MisuseTestCase):
     def test_tarball_of_another_tree_is_refused(self) -> None:
         self.install('6.12.9')
         result = self.run_sh()
-        self.assertEqual(self.assert_error_line(result, '6.12.9'),
+        self.assertEqual(self.assert_error_line(result, '6.12.9', status=2),
                          f'run.sh: error: {self.tarball} holds Linux 6.12.9, '
                          f'not 6.1: use the {PACKAGE} tarball')
         pristine = self.tree_dir / 'pristine/Makefile'
@@ -426,7 +427,8 @@ class SeriesNoLongerAppliesTest(MisuseTestCase):
     def test_first_run_leaves_no_source_tree(self) -> None:
         self.install('6.1.200')
         result = self.run_sh()
-        self.assertEqual(self.assert_error_line(result, FIRST_PATCH),
+        self.assertEqual(self.assert_error_line(result, FIRST_PATCH,
+                                                status=2),
                          self.MESSAGE)
         self.assertTrue((self.tree_dir / 'pristine').is_dir())
         self.assertFalse((self.tree_dir / 'src').exists())
@@ -440,7 +442,8 @@ class SeriesNoLongerAppliesTest(MisuseTestCase):
         self.install('6.1.200')
         for _ in range(2):          # and a second run does not trust it
             result = self.run_sh()
-            self.assertEqual(self.assert_error_line(result, FIRST_PATCH),
+            self.assertEqual(self.assert_error_line(result, FIRST_PATCH,
+                                                status=2),
                              self.MESSAGE)
         state = json.loads((self.tree_dir / 'src' /
                             '.tcpopt-state.json').read_text())
@@ -573,7 +576,7 @@ class HangTest(MisuseTestCase):
 
     def test_a_bad_timeout_is_one_line(self) -> None:
         result = self.run_sh(TCPOPT_KUNIT_TIMEOUT='soon')
-        self.assertEqual(self.assert_error_line(result, 'soon'),
+        self.assertEqual(self.assert_error_line(result, 'soon', status=2),
                          "run.sh: error: TCPOPT_KUNIT_TIMEOUT='soon': give a "
                          'whole number of seconds, at least 1')
 

@@ -4,6 +4,7 @@ dir, never written; the series picked by its version."""
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
 import tempfile
 import unittest
@@ -11,7 +12,7 @@ from pathlib import Path
 from unittest import mock
 
 from tcpopt import cli, worktree
-from tcpopt.errors import UsageError
+from tcpopt.errors import HarnessError, UsageError
 from tcpopt.settings import Settings, series_tree_for
 
 from tests.test_worktree import (KCONFIG, MAKEFILE, P1, P2, TCP_OUTPUT,
@@ -69,7 +70,7 @@ class SourceUsageTest(unittest.TestCase):
                 install.assert_not_called()
 
 
-class UserTreeTest(unittest.TestCase):
+class FakeUserTreeCase(unittest.TestCase):
     """A fake git checkout of 'Linux 9.9.3', the fake 9.9 series."""
 
     def setUp(self) -> None:
@@ -99,11 +100,16 @@ class UserTreeTest(unittest.TestCase):
         with mock.patch('tcpopt.worktree.log'):
             return worktree.ensure_user_source(self.settings)
 
+
+class UserTreeTest(FakeUserTreeCase):
+
     def test_series_applied_and_user_tree_untouched(self) -> None:
         before = tree_digest(self.user)
         src = self.sync()
-        self.assertIn('return 10;', (src / 'net/ipv4/tcp_output.c').read_text())
-        self.assertIn('FAKE_KUNIT_TEST', (src / 'net/ipv4/Kconfig').read_text())
+        self.assertIn('return 10;',
+                      (src / 'net/ipv4/tcp_output.c').read_text())
+        self.assertIn('FAKE_KUNIT_TEST',
+                      (src / 'net/ipv4/Kconfig').read_text())
         self.assertFalse((src / 'built.o').exists(), 'git-ignored file copied')
         self.assertEqual(tree_digest(self.user), before)
         self.assertIn(self.settings.tree_dir, src.parents)
@@ -139,6 +145,85 @@ class UserTreeTest(unittest.TestCase):
         (self.user / 'net/ipv4/tcp_output.c').write_text('/* rewritten */\n')
         with self.assertRaisesRegex(Exception, r'Linux 9\.9\.3 from'):
             self.sync()
+
+
+class CarriedSeriesTest(FakeUserTreeCase):
+    """A user tree that already carries the series, or its first patches
+    (after `git am`, or once merged upstream), takes only the rest."""
+
+    def apply(self, *names: str) -> None:
+        for name in names:
+            subprocess.run(['patch', '-p1', '-s', '-d', str(self.user),
+                            '-i', str(self.settings.patch_dir / name)],
+                           check=True)
+
+    def sync_logged(self) -> tuple[Path, str]:
+        with mock.patch('tcpopt.worktree.log') as log:
+            src = worktree.ensure_user_source(self.settings)
+        return src, '\n'.join(call.args[0] for call in log.call_args_list)
+
+    def carried(self, src: Path) -> int:
+        return json.loads((src / worktree.STATE).read_text())['carried']
+
+    def assert_series_once(self, src: Path) -> None:
+        tcp = (src / 'net/ipv4/tcp_output.c').read_text()
+        kconfig = (src / 'net/ipv4/Kconfig').read_text()
+        self.assertEqual(tcp.count('return 10;'), 1)
+        self.assertEqual(kconfig.count('FAKE_KUNIT_TEST'), 1)
+
+    def test_the_whole_series_carried_applies_none(self) -> None:
+        self.apply(P1, P2)
+        before = tree_digest(self.user)
+        src, said = self.sync_logged()
+        self.assert_series_once(src)
+        self.assertIn(f'{self.user} already carries all 2 patches of ', said)
+        self.assertIn(f'({P1}, {P2}): applying none', said)
+        self.assertEqual(self.carried(src), 2)
+        self.assertEqual(tree_digest(self.user), before)
+
+    def test_the_first_patch_carried_applies_the_rest(self) -> None:
+        self.apply(P1)
+        src, said = self.sync_logged()
+        self.assert_series_once(src)
+        self.assertIn('already carries 1 of 2 patches of ', said)
+        self.assertIn(f'({P1}): applying the other 1', said)
+        self.assertEqual(self.carried(src), 1)
+
+    def test_a_tree_that_carries_none_says_nothing(self) -> None:
+        src, said = self.sync_logged()
+        self.assert_series_once(src)
+        self.assertNotIn('carries', said)
+        self.assertEqual(self.carried(src), 0)
+
+    def test_merging_a_patch_later_is_noticed(self) -> None:
+        src = self.sync()
+        self.apply(P1)
+        self.sync()
+        self.assert_series_once(src)
+        self.assertEqual(self.carried(src), 1)
+
+    def test_carried_patches_are_found_before_the_mirror(self) -> None:
+        self.apply(P1)
+        calls = mock.Mock()
+        with mock.patch('tcpopt.worktree.carried_prefix',
+                        wraps=worktree.carried_prefix) as carried, \
+                mock.patch('tcpopt.worktree.mirror_user_tree',
+                           wraps=worktree.mirror_user_tree) as mirror:
+            calls.attach_mock(carried, 'carried_prefix')
+            calls.attach_mock(mirror, 'mirror_user_tree')
+            self.sync()
+        self.assertEqual([name for name, _, _ in calls.mock_calls],
+                         ['carried_prefix', 'mirror_user_tree'])
+
+    def test_a_patch_neither_carried_nor_applying_copies_nothing(self) -> None:
+        (self.user / 'net/ipv4/tcp_output.c').write_text('/* rewritten */\n')
+        with mock.patch('tcpopt.worktree.mirror_user_tree') as mirror, \
+                self.assertRaisesRegex(HarnessError,
+                                       f'{P1} does not apply to Linux '
+                                       r'9\.9\.3 from .*hunk #1 FAILED'):
+            self.sync()
+        mirror.assert_not_called()
+        self.assertFalse(self.settings.pristine.exists())
 
 
 if __name__ == '__main__':
