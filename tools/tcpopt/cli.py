@@ -696,6 +696,9 @@ def cmd_test(trees: List[Settings], quick: bool = False) -> int:
                   tree_steps(settings, tally, demo)]
     times: List[steptime.StepTime] = []
     ccache_dir = trees[0].ccache_dir
+    header = {'date': time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()),
+              'commit': steptime.commit_of(REPO), 'planned': len(steps),
+              'cpus': os.cpu_count()}
     for number, (step, title, settings, run_step) in enumerate(steps, 1):
         heading(f'{number}/{len(steps)} {title}')
         try:
@@ -718,18 +721,16 @@ def cmd_test(trees: List[Settings], quick: bool = False) -> int:
         finally:
             if times and times[-1].number == number:
                 print(times[-1].line(len(steps)), flush=True)
-    write_step_times(trees[0], times, len(steps))
+    write_step_times(trees[0], times, header)
     print()
     print(tally.closing_line(), flush=True)
     return 0 if tally.failed == 0 else 1
 
 
 def write_step_times(settings: Settings, times: List[steptime.StepTime],
-                     planned: int) -> None:
-    """<work dir>/test-steps.{json,md}: where this run's time went."""
-    header = {'date': time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()),
-              'commit': steptime.commit_of(REPO), 'planned': planned,
-              'cpus': os.cpu_count()}
+                     header: dict) -> None:
+    """<work dir>/test-steps.{json,md}: where this run's time went (the
+    header says when it started, at which commit)."""
     steptime.save(times, settings.work_dir / 'test-steps.json', header)
     worktree.write_atomic(settings.work_dir / 'test-steps.md',
                           steptime.table(times))
@@ -744,6 +745,49 @@ def kunit_test_step(settings: Settings, tally: Tally) -> Optional[ktap.Run]:
     if verdict.crashed:
         tally.add(False)
     return run
+
+
+# What clean --keep-build keeps of a tree's work dir: the extracted
+# tarball, the patched tree and the main build, so the next run is warm.
+KEPT_BY_KEEP_BUILD = ('pristine', 'src', 'build')
+
+
+def tree_size(path: Path) -> int:
+    """Bytes under @path, links not followed."""
+    if path.is_symlink() or path.is_file():
+        return path.lstat().st_size
+    total = 0
+    for root, _, files in os.walk(path):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def cmd_clean(trees: List[Settings], keep_build: bool) -> int:
+    """Remove a tree's work dir, or with @keep_build all but its main
+    build: the scratch trees (mutants, bisection, git am, sanitizer...)."""
+    for settings in trees:
+        if not settings.tree_dir.is_dir():
+            print(f'{settings.tree}: nothing in {settings.tree_dir}')
+            continue
+        with worktree.locked(settings):
+            # The lock stays: a run waiting on it must find the same file.
+            doomed = sorted(p for p in settings.tree_dir.iterdir()
+                            if p != settings.lock_file and
+                            (not keep_build or
+                             p.name not in KEPT_BY_KEEP_BUILD))
+            freed = 0
+            for path in doomed:
+                size = tree_size(path)
+                worktree.remove_tree(path)
+                freed += size
+                print(f'removed {path} ({size / 2**30:.1f} GiB)')
+        print(f'{settings.tree}: freed {freed / 2**30:.1f} GiB'
+              + (' (kept pristine/, src/ and build/)' if keep_build else ''))
+    return EXIT_OK
 
 
 def cmd_bench(settings: Settings, costs: bool = False,
@@ -939,6 +983,13 @@ def add_parse_opts(parser: argparse.ArgumentParser) -> None:
     add_filter_opt(parser)
 
 
+def add_clean_opts(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--keep-build', action='store_true',
+                        help='keep the extracted tree, the patched tree and '
+                        'the main build (the next run stays warm); remove '
+                        'the scratch trees only')
+
+
 def add_bench_opts(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--kunitconfig-costs', action='store_true',
                         help='also build without each .kunitconfig option '
@@ -974,6 +1025,9 @@ SUBCOMMANDS = {
                (add_series_opts,)),
     'kconfig': ('the Kconfig matrix', (add_build_opts,)),
     'plain': ('export, git am and plain kunit.py, as a reviewer would', ()),
+    'clean': ('remove the work dir of a tree (every tree without --tree), '
+              'or with --keep-build only its scratch trees',
+              (add_clean_opts,)),
 }
 
 
@@ -1149,6 +1203,10 @@ def dispatch(args: argparse.Namespace, argv: List[str]) -> int:
     output = Output(getattr(args, 'json', None),
                     getattr(args, 'raw_output', None))
     check_before_work(args, trees[0])
+    if args.command == 'clean':
+        return cmd_clean(trees if args.tree else
+                         [Settings.create(name) for name in TEST_TREES],
+                         args.keep_build)
     if args.command == 'parse':
         return cmd_parse(trees[0], args.log, output)
     if args.command == 'layouts' and args.compare:

@@ -99,7 +99,8 @@ def summary(verdict: Verdict, run: Run) -> str:
 
 def as_json(tree: str, verdict: Verdict, run: Optional[Run]) -> dict:
     """--json: the verdict and the layout table, machine-readable; each
-    layout in packetdrill notation, as the table prints it."""
+    layout in packetdrill notation, as the table prints it, with its raw
+    option words."""
     cases = run.cases if run else []
     return {
         'tree': tree,
@@ -113,7 +114,11 @@ def as_json(tree: str, verdict: Verdict, run: Optional[Run]) -> dict:
                                 'size': case.sizes[i]
                                 if i < len(case.sizes) else None,
                                 'mss_delta': case.mss_deltas[i]
-                                if i < len(case.mss_deltas) else None}
+                                if i < len(case.mss_deltas) else None,
+                                # The option area's 32-bit words, as the
+                                # kernel wrote them (docs/layouts' words).
+                                'words': case.words[i]
+                                if i < len(case.words) else None}
                                for i, layout in enumerate(case.layouts)],
                    'diagnostics': case.diagnostics} for case in cases],
     }

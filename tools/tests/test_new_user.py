@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import List, Tuple
 from unittest import mock
 
-from tcpopt import cli, kernel
+from tcpopt import cli, kernel, ktap
 from tcpopt.errors import SetupError
+from tcpopt.report import as_json, judge
 from tcpopt.settings import REPO, Settings
 
 DATA = Path(__file__).resolve().parent / 'data'
@@ -200,6 +201,49 @@ class SetupErrorsExitTwoTest(CommandTestCase):
         self.assertIn('2 a usage or set-up error', cli.EXIT_HELP)
         readme = (REPO / 'README.md').read_text()
         self.assertIn('2 a usage or set-up error', ' '.join(readme.split()))
+
+
+class JsonCarriesTheWordsTest(unittest.TestCase):
+    """--json had the packetdrill text but not docs/layouts' raw words."""
+
+    def test_each_layout_has_its_words(self) -> None:
+        run = ktap.read(DATA / 'layouts-sample.log')
+        document = as_json('6.1', judge(run, []), run)
+        layouts = [layout for case in document['cases']
+                   for layout in case['layouts']]
+        self.assertTrue(layouts)
+        with_words = [layout for layout in layouts if layout['words']]
+        self.assertTrue(with_words)
+        first = with_words[0]
+        # 4 bytes a word, the layout's size in all.
+        self.assertEqual(4 * len(first['words']), first['size'])
+
+
+class CleanTest(unittest.TestCase):
+    """./run.sh clean [--tree T] [--keep-build]: the work dir's 12 GB."""
+
+    def setUp(self) -> None:
+        self.work = Path(tempfile.mkdtemp())
+        self.addCleanup(subprocess.run, ['rm', '-rf', str(self.work)])
+        self.tree = self.work / '6.1'
+        for name in ('pristine', 'src', 'build', 'mutants/src', 'git/src',
+                     'build-sanitize'):
+            (self.tree / name).mkdir(parents=True)
+            (self.tree / name / 'f').write_text('x')
+
+    def clean(self, *argv: str) -> int:
+        with mock.patch.dict(os.environ, {'TCPOPT_WORK_DIR': str(self.work)}), \
+                contextlib.redirect_stdout(io.StringIO()):
+            return cli.main(['clean', '--tree', '6.1', *argv])
+
+    def test_keep_build_removes_the_scratch_trees_only(self) -> None:
+        self.assertEqual(self.clean('--keep-build'), 0)
+        self.assertEqual(sorted(p.name for p in self.tree.iterdir()),
+                         ['.lock', 'build', 'pristine', 'src'])
+
+    def test_clean_removes_everything_but_the_lock(self) -> None:
+        self.assertEqual(self.clean(), 0)
+        self.assertEqual([p.name for p in self.tree.iterdir()], ['.lock'])
 
 
 class QuietSttyTest(unittest.TestCase):
