@@ -616,7 +616,14 @@ def cmd_bisect_demo(settings: Settings) -> int:
     return 0 if bisect_demo_step(settings, Tally()) else 1
 
 
-def tree_steps(settings: Settings, tally: Tally, demo: bool) -> list:
+# Every build-heavy step, for test --all-steps: what CI spreads over the
+# trees (HEAVY_STEPS), all of it on the trees named.
+ALL_HEAVY_STEPS = ('bloat', 'plain', 'kconfig', 'bisectable', 'mutants',
+                   'mutate')
+
+
+def tree_steps(settings: Settings, tally: Tally, demo: bool,
+               every: bool = False) -> list:
     """What the test command checks on one tree, in order: the KUnit
     suites and every check of their output, the series check and the
     export on each tree; the build-heavy steps HEAVY_STEPS names for it
@@ -667,7 +674,8 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool) -> list:
                    f'on {tree}, each killed or declared equivalent',
                    lambda: mutate_step(settings, tally)),
     }
-    steps += [(name, *heavy[name]) for name in HEAVY_STEPS.get(tree, ())]
+    chosen = ALL_HEAVY_STEPS if every else HEAVY_STEPS.get(tree, ())
+    steps += [(name, *heavy[name]) for name in chosen]
     if demo:
         steps.append(('bisect-demo', f'git bisect run tools/bisect-layout on '
                       f'a synthetic {tree} history',
@@ -679,7 +687,8 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool) -> list:
     return steps
 
 
-def cmd_test(trees: List[Settings], quick: bool = False) -> int:
+def cmd_test(trees: List[Settings], quick: bool = False,
+             every: bool = False) -> int:
     """Host tests once, then every step on every tree.
 
     The bisect demonstration runs on the first (default) tree only: it
@@ -693,7 +702,7 @@ def cmd_test(trees: List[Settings], quick: bool = False) -> int:
     for index, settings in enumerate(trees):
         demo = index == 0 and not quick
         steps += [(step, title, settings, fn) for step, title, fn in
-                  tree_steps(settings, tally, demo)]
+                  tree_steps(settings, tally, demo, every)]
     times: List[steptime.StepTime] = []
     ccache_dir = trees[0].ccache_dir
     header = {'date': time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()),
@@ -972,6 +981,10 @@ def add_test_opts(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--quick', action='store_true',
                         help='skip the bisect demonstration and the '
                         'sanitizer build')
+    parser.add_argument('--all-steps', action='store_true',
+                        help='every build-heavy step on every tree named, '
+                        'not only those CI runs there (README): e.g. '
+                        '--tree 6.12 --all-steps')
 
 
 def add_parse_opts(parser: argparse.ArgumentParser) -> None:
@@ -1213,7 +1226,7 @@ def dispatch(args: argparse.Namespace, argv: List[str]) -> int:
         return cmd_compare([Settings.create(name) for name in args.compare])
     install(trees)
     if args.command == 'test':
-        return cmd_test(trees, quick=args.quick)
+        return cmd_test(trees, quick=args.quick, every=args.all_steps)
     if args.command == 'layouts':
         return cmd_layouts(trees[0], update=args.update, png=args.png,
                            inject=_existing(args.inject))
