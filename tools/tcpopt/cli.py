@@ -809,7 +809,7 @@ COMMANDS = {'run': cmd_run, 'test': cmd_test, 'mutants': cmd_mutants,
             'mutate': cmd_mutate,
             'bisect-demo': cmd_bisect_demo, 'layouts': cmd_layouts,
             'capture': cmd_capture, 'bench': cmd_bench, 'series': cmd_series,
-            'kconfig': cmd_kconfig, 'plain': cmd_plain}
+            'kconfig': cmd_kconfig, 'plain': cmd_plain, 'clean': cmd_clean}
 
 
 def tree_order(name: str) -> tuple:
