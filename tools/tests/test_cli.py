@@ -83,7 +83,7 @@ class ParseArgsTest(unittest.TestCase):
 
     def test_every_command_has_a_handler(self) -> None:
         self.assertEqual(sorted(cli.COMMANDS),
-                         ['bench', 'bisect-demo', 'capture', 'kconfig',
+                         ['bench', 'bisect-demo', 'capture', 'clean', 'kconfig',
                           'layouts', 'mutants', 'mutate', 'parse', 'plain',
                           'run', 'series', 'test'])
         self.assertEqual(sorted(cli.COMMANDS), sorted(cli.SUBCOMMANDS))
