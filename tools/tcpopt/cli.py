@@ -707,7 +707,9 @@ def cmd_test(trees: List[Settings], quick: bool = False,
     ccache_dir = trees[0].ccache_dir
     header = {'date': time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()),
               'commit': steptime.commit_of(REPO), 'planned': len(steps),
-              'cpus': os.cpu_count()}
+              'cpus': os.cpu_count(), 'cold': starts_cold(trees),
+              'command': ' '.join(['./run.sh'] + sys.argv[1:])
+              if sys.argv[1:] else './run.sh test'}
     for number, (step, title, settings, run_step) in enumerate(steps, 1):
         heading(f'{number}/{len(steps)} {title}')
         try:
@@ -736,13 +738,20 @@ def cmd_test(trees: List[Settings], quick: bool = False,
     return 0 if tally.failed == 0 else 1
 
 
+def starts_cold(trees: List[Settings]) -> bool:
+    """No tree's work dir yet, and nothing in the ccache."""
+    counts = steptime.ccache_counts(trees[0].ccache_dir)
+    return not any(settings.tree_dir.exists() for settings in trees) and \
+        counts.hits + counts.misses == 0
+
+
 def write_step_times(settings: Settings, times: List[steptime.StepTime],
                      header: dict) -> None:
     """<work dir>/test-steps.{json,md}: where this run's time went (the
     header says when it started, at which commit)."""
     steptime.save(times, settings.work_dir / 'test-steps.json', header)
     worktree.write_atomic(settings.work_dir / 'test-steps.md',
-                          steptime.table(times))
+                          steptime.section(header, times))
     print(f'step times: {settings.work_dir / "test-steps.md"}')
 
 

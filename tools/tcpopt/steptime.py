@@ -7,6 +7,7 @@ import json
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -146,6 +147,23 @@ def table(times: List[StepTime]) -> str:
     return '\n'.join(lines) + '\n'
 
 
+def section(header: dict, times: List[StepTime]) -> str:
+    """docs/performance.md's section on the test command, from one run."""
+    total = sum(row.seconds for row in times)
+    state = 'an empty work dir and an empty ccache' if header.get('cold') \
+        else 'a work dir and ccache left by earlier runs'
+    done = f'{len(times)} of {header.get("planned", len(times))} steps'
+    return (f'## The test command, step by step\n\n'
+            f'Generated from `{header.get("command", "./run.sh test")}` '
+            f'started {header["date"]} at commit {header["commit"]}, on '
+            f'{header.get("cpus", "?")} CPUs with QEMU under TCG, from '
+            f'{state}: {done}, **{total:.0f} s ({total / 60:.1f} min)**. '
+            'Build is make and kunit.py\'s build, boot is QEMU; a step\'s '
+            'budget is twice its measured cold time (at least 300 s), '
+            'past which the test command stops (`steptime.py`).\n\n'
+            + table(times))
+
+
 def save(times: List[StepTime], path: Path, header: dict) -> None:
     """The measurements as JSON, for docs/performance.md's generator."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -172,3 +190,19 @@ def commit_of(repo: Path) -> str:
     head = git('rev-parse', '--short=12', 'HEAD') or 'unknown'
     return head + ('+' if git('status', '--porcelain', '--untracked-files=no')
                    else '')
+
+
+def main(argv: List[str]) -> int:
+    """python3 -m tcpopt.steptime <work dir>/test-steps.json: the
+    section for docs/performance.md."""
+    if len(argv) != 1:
+        print('usage: python3 -m tcpopt.steptime TEST-STEPS.json',
+              file=sys.stderr)
+        return 2
+    header, times = load(Path(argv[0]))
+    print(section(header, times), end='')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
