@@ -748,7 +748,9 @@ def starts_cold(trees: List[Settings]) -> bool:
 def write_step_times(settings: Settings, times: List[steptime.StepTime],
                      header: dict) -> None:
     """<work dir>/test-steps.{json,md}: where this run's time went (the
-    header says when it started, at which commit)."""
+    header says when it started, at which commit), and the disk its work
+    dir takes."""
+    header['disk'] = disk_usage(settings.work_dir)
     steptime.save(times, settings.work_dir / 'test-steps.json', header)
     worktree.write_atomic(settings.work_dir / 'test-steps.md',
                           steptime.section(header, times))
@@ -782,6 +784,19 @@ def tree_size(path: Path) -> int:
             except OSError:
                 pass
     return total
+
+
+def disk_usage(work_dir: Path) -> dict:
+    """GiB under each top-level part of each tree's work dir, and of the
+    shared parts (ccache, apt)."""
+    usage = {}
+    for top in sorted(p for p in work_dir.iterdir() if p.is_dir()):
+        parts = [top] if top.name not in TREES else \
+            sorted(p for p in top.iterdir() if p.is_dir())
+        for part in parts:
+            usage[str(part.relative_to(work_dir))] = \
+                round(tree_size(part) / 2**30, 2)
+    return usage
 
 
 def cmd_clean(trees: List[Settings], keep_build: bool) -> int:

@@ -161,7 +161,19 @@ def section(header: dict, times: List[StepTime]) -> str:
             'Build is make and kunit.py\'s build, boot is QEMU; a step\'s '
             'budget is twice its measured cold time (at least 300 s), '
             'past which the test command stops (`steptime.py`).\n\n'
-            + table(times))
+            + table(times) + disk_table(header.get('disk', {})))
+
+
+def disk_table(usage: Dict[str, float]) -> str:
+    """The work dir after the run, part by part."""
+    if not usage:
+        return ''
+    lines = ['', 'The work dir after this run (`./run.sh clean --keep-build` '
+             'removes all but `pristine/`, `src/` and `build/`):', '',
+             '| part | GiB |', '| --- | ---: |']
+    lines += [f'| `{part}` | {gib:.2f} |' for part, gib in usage.items()]
+    lines.append(f'| **total** | **{sum(usage.values()):.2f}** |')
+    return '\n'.join(lines) + '\n'
 
 
 def save(times: List[StepTime], path: Path, header: dict) -> None:

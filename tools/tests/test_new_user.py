@@ -241,6 +241,14 @@ class CleanTest(unittest.TestCase):
         self.assertEqual(sorted(p.name for p in self.tree.iterdir()),
                          ['.lock', 'build', 'pristine', 'src'])
 
+    def test_disk_usage_names_each_part(self) -> None:
+        (self.work / 'ccache').mkdir()
+        (self.tree / 'build' / 'vmlinux').write_bytes(b'\0' * 2**20)
+        usage = cli.disk_usage(self.work)
+        self.assertEqual(usage['6.1/build'], round((2**20 + 1) / 2**30, 2))
+        self.assertIn('6.1/mutants', usage)
+        self.assertIn('ccache', usage)
+
     def test_clean_removes_everything_but_the_lock(self) -> None:
         self.assertEqual(self.clean(), 0)
         self.assertEqual([p.name for p in self.tree.iterdir()], ['.lock'])
