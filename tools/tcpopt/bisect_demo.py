@@ -1,7 +1,8 @@
 """Demonstration: git bisect run tools/bisect-layout finds a 2.6.27 redo.
 
-Builds a synthetic history on the extracted pristine tree: a base commit
-with the non-test part of the series, then 12 commits of harmless edits,
+Builds a synthetic history on a clone of the tree's git base (the
+pristine tree as a commit, made for the export): a base commit with the
+non-test part of the series, then 12 commits of harmless edits,
 the 7th of which re-introduces the 2.6.27 option order
 (kernel-patches/regressions/<tree>/01-*). Then bisects base..HEAD with the
 helper and checks it names that commit within ceil(log2(12)) + 2 builds.
@@ -17,8 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import HarnessError
+from .series import BASE_BRANCH, ensure_git_base
 from .settings import Settings
-from .worktree import ScratchTree, log, read_series, test_only_patches
+from .worktree import (ScratchTree, log, read_series, remove_tree,
+                       test_only_patches)
 
 COMMITS = 12
 BAD_INDEX = 7
@@ -42,6 +45,23 @@ class DemoResult:
         return self.injected == self.named and self.builds <= self.budget
 
 
+@dataclass
+class DemoTree(ScratchTree):
+    """The demo repository: a `git clone --shared` of the git base, not a
+    copy of pristine/ committed anew (git add of a whole kernel tree was
+    most of the demo's time, and the export made that commit already)."""
+
+    def base_id(self) -> str:
+        return f'{self.base} at {BASE_BRANCH}'
+
+    def fill(self) -> None:
+        remove_tree(self.src)
+        self.src.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(['git', 'clone', '-q', '--shared', '-b', BASE_BRANCH,
+                        str(self.base), str(self.src)], check=True,
+                       capture_output=True)
+
+
 def git(repo: Path, *args: str) -> str:
     return subprocess.run(['git', *IDENTITY, *args], cwd=repo, check=True,
                           capture_output=True, text=True).stdout.strip()
@@ -58,15 +78,12 @@ def commit_harmless(repo: Path, index: int) -> None:
 
 def build_history(settings: Settings) -> tuple[Path, str, str]:
     """The demo repository, its good base and the injected bad commit."""
-    tree = ScratchTree(settings, settings.tree_dir / 'bisect-demo' / 'linux',
-                       base=settings.pristine)
+    tree = DemoTree(settings, settings.tree_dir / 'bisect-demo' / 'linux',
+                    base=ensure_git_base(settings))
     log(f'building a {COMMITS}-commit history in {tree.src}')
     repo = tree.renew()
     # A git history from here on, made afresh by every run.
     tree.mark_changed(f'the {COMMITS}-commit demo history')
-    git(repo, 'init', '-q')
-    git(repo, 'add', '-f', '-A', '.')
-    git(repo, 'commit', '-q', '-m', f'{settings.package} (pristine)')
     test_only = set(test_only_patches(settings.patch_dir))
     for patch in read_series(settings.patch_dir):
         if patch not in test_only:
