@@ -71,12 +71,15 @@ def scratch(settings: Settings) -> ScratchTree:
     and all. The files mutants and the series change are touched so that
     they rebuild.
     """
-    src, _ = mutant_dirs(settings)
+    src, build = mutant_dirs(settings)
     touched = set(MUTATED_FILES)
     for patch in regressions(settings) + read_series(settings.patch_dir):
         touched.update(files_touched(patch))
+    # A fresh copy takes the main build's objects too: only the touched
+    # files rebuild, not the whole kernel.
     return ScratchTree(settings, src, base=settings.source, overlay=True,
-                       touch=sorted(touched))
+                       touch=sorted(touched), builds=[build],
+                       seed=(settings.build_dir, build))
 
 
 def run_suites(settings: Settings, src: Path, build: Path,

@@ -224,6 +224,9 @@ class ScratchTree:
     overlay: bool = False
     touch: Sequence[str] = ()
     builds: Sequence[Path] = ()
+    # (build dir of @base, build dir of src): copied with src, so that src
+    # builds incrementally from @base's objects (seed_build()).
+    seed: Optional[tuple] = None
 
     @property
     def marker(self) -> Path:
@@ -257,6 +260,8 @@ class ScratchTree:
         for build in self.builds:
             remove_tree(build)
         self.fill()
+        if self.seed:
+            seed_build(self.seed[0], self.seed[1], self.base, self.src)
         what = f'{display(self.src)} ({kernel_version(self.src)})'
         for patch in self.optional:
             apply_if_clean(self.src, patch)
@@ -297,6 +302,52 @@ class ScratchTree:
                 undo()
                 self._mark(state)
         self._mark(state)
+
+
+# What kbuild writes the absolute source tree into, in an O= build dir
+# that is not a subdirectory of the source: each object's command line,
+# source and dependencies, and Kconfig's record of its input files.
+PATH_RECORDS = ('.cmd',)
+PATH_RECORD_FILES = ('include/config/auto.conf.cmd',)
+
+
+def seed_build(build: Path, target: Path, source: Path,
+               new_source: Path) -> bool:
+    """target = a copy of @build, made from @source, as if made from
+    @new_source (a copy of it with the same mtimes): kbuild then rebuilds
+    only what differs, instead of every object (ccache or not, a full
+    build costs minutes here). False, and no target, when @build holds no
+    finished kernel."""
+    if not (build / '.config').is_file() or \
+            not (build / 'arch/x86/boot/bzImage').is_file():
+        return False
+    log(f'seeding {target} from {build}')
+    staging = target.with_name(target.name + '.new')
+    remove_tree(staging)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    copy_into(build, staging)
+    old, new = str(source.resolve()), str(new_source.resolve())
+    for path in staging.rglob('*'):
+        if path.suffix in PATH_RECORDS or \
+                str(path.relative_to(staging)) in PATH_RECORD_FILES:
+            rewrite_prefix(path, old, new)
+    (staging / 'source').unlink(missing_ok=True)   # kbuild links it anew
+    replace_dir(staging, target)
+    return True
+
+
+def rewrite_prefix(path: Path, old: str, new: str) -> None:
+    """@old/ to @new/ in a text file, its mtime kept: a newer .cmd file
+    would not rebuild anything, but the copy should stay the original's."""
+    if not path.is_file() or path.is_symlink():
+        return
+    text = path.read_text(errors='surrogateescape')
+    if old not in text:
+        return
+    stat = path.stat()
+    path.write_text(re.sub(re.escape(old) + r'(?=[/\s:]|$)', new, text,
+                           flags=re.M), errors='surrogateescape')
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 
 def ensure_pristine(settings: Settings) -> Path:

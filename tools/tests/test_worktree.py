@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 import unittest
@@ -686,6 +687,60 @@ class DocsTest(unittest.TestCase):
         named = re.findall(r'`([^`]+)/`', removed.group(1))
         self.assertEqual(named, list(worktree.BUILD_DIRS))
 
+
+
+class SeedBuildTest(unittest.TestCase):
+    """A scratch tree's build dir starts as a copy of the main one, its
+    recorded source paths moved to the scratch tree."""
+
+    def setUp(self) -> None:
+        self.root = Path(tempfile.mkdtemp())
+        self.addCleanup(shutil.rmtree, self.root)
+        self.src, self.build = self.root / 'src', self.root / 'build'
+        self.new_src = self.root / 'mutants' / 'src'
+        self.target = self.root / 'mutants' / 'build'
+        (self.build / 'arch/x86/boot').mkdir(parents=True)
+        (self.build / 'arch/x86/boot/bzImage').write_bytes(b'kernel')
+        (self.build / '.config').write_text('CONFIG_KUNIT=y\n')
+        (self.build / 'net/ipv4').mkdir(parents=True)
+        self.cmd = self.build / 'net/ipv4/.tcp_output.o.cmd'
+        self.cmd.write_text(
+            f'cmd_net/ipv4/tcp_output.o := gcc -I{self.src}/include -c '
+            f'-o net/ipv4/tcp_output.o {self.src}/net/ipv4/tcp_output.c\n'
+            f'source_net/ipv4/tcp_output.o := {self.src}/net/ipv4/'
+            'tcp_output.c\n'
+            f'deps_net/ipv4/tcp_output.o := \\\n  {self.src}/include/x.h \\\n'
+            f'\n{self.src}/include/x.h:\n'
+            f'# {self.src}-other stays\n')
+        os.utime(self.cmd, ns=(10**18, 10**18))
+        (self.build / 'net/ipv4/tcp_output.o').write_bytes(b'\x7fELF')
+        (self.build / 'source').symlink_to(self.src)
+
+    def test_paths_move_and_times_stay(self) -> None:
+        self.assertTrue(worktree.seed_build(self.build, self.target,
+                                            self.src, self.new_src))
+        cmd = self.target / 'net/ipv4/.tcp_output.o.cmd'
+        text = cmd.read_text()
+        self.assertNotIn(f'{self.src}/', text)
+        self.assertIn(f'-I{self.new_src}/include', text)
+        self.assertIn(f'source_net/ipv4/tcp_output.o := {self.new_src}/net',
+                      text)
+        self.assertIn(f'{self.new_src}/include/x.h:', text)
+        self.assertIn(f'# {self.src}-other stays', text)
+        self.assertEqual(cmd.stat().st_mtime_ns, 10**18)
+        self.assertEqual((self.target / 'net/ipv4/tcp_output.o')
+                         .stat().st_mtime_ns,
+                         (self.build / 'net/ipv4/tcp_output.o')
+                         .stat().st_mtime_ns)
+        self.assertFalse((self.target / 'source').exists())
+        # The main build is left as it was.
+        self.assertIn(f'-I{self.src}/include', self.cmd.read_text())
+
+    def test_no_finished_kernel_no_seed(self) -> None:
+        (self.build / 'arch/x86/boot/bzImage').unlink()
+        self.assertFalse(worktree.seed_build(self.build, self.target,
+                                             self.src, self.new_src))
+        self.assertFalse(self.target.exists())
 
 if __name__ == '__main__':
     unittest.main()
