@@ -676,10 +676,11 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool,
     }
     chosen = ALL_HEAVY_STEPS if every else HEAVY_STEPS.get(tree, ())
     steps += [(name, *heavy[name]) for name in chosen]
-    if demo:
+    if demo and every:
         steps.append(('bisect-demo', f'git bisect run tools/bisect-layout on '
                       f'a synthetic {tree} history',
                       lambda: bisect_demo_step(settings, tally)))
+    if demo:
         sanitized = dataclasses.replace(settings, sanitize=True)
         steps.append(('sanitize', f'KUnit suites on {tree} with KASAN, UBSAN '
                       'and KFENCE (./run.sh --sanitize)',
@@ -691,8 +692,9 @@ def cmd_test(trees: List[Settings], quick: bool = False,
              every: bool = False) -> int:
     """Host tests once, then every step on every tree.
 
-    The bisect demonstration runs on the first (default) tree only: it
-    proves the helper, which is the same code for every tree. Each step
+    The sanitizer build (and with @every the bisect demonstration, which
+    proves a helper that is the same code for every tree) runs on the
+    first (default) tree only. Each step
     is timed (build, boot, ccache) into <work dir>/test-steps.md, and
     stopped once past its budget (steptime.budget()).
     """
@@ -850,7 +852,7 @@ def test_help() -> str:
     """The test command's steps for --help, from tree_steps() itself, so
     the help cannot fall behind them."""
     every = step_titles(DEFAULT_TREE, demo=True)
-    common = len(every) - len(HEAVY_STEPS[DEFAULT_TREE]) - 2
+    common = len(every) - len(HEAVY_STEPS[DEFAULT_TREE]) - 1
     lines = ['the test command, in order:', '  1. host tool unit tests',
              f'  on every tree ({", ".join(TEST_TREES)}), here '
              f'{DEFAULT_TREE}:']
@@ -858,11 +860,15 @@ def test_help() -> str:
               enumerate(every[:common], 2)]
     for tree in TEST_TREES:
         heavy = step_titles(tree, demo=False)[common:]
-        lines.append(f'  then on {tree}:')
+        lines.append(f'  then on {tree}:' if heavy else
+                     f'  on {tree}, no build-heavy step')
         lines += [f'  - {title}' for title in heavy]
     lines.append(f'  on the first tree only ({DEFAULT_TREE}), unless '
                  '--quick:')
-    lines += [f'  - {title}' for title in every[-2:]]
+    lines += [f'  - {title}' for title in every[-1:]]
+    lines.append('  --all-steps: every build-heavy step on every tree named '
+                 '(bloat, plain, kconfig, bisectable, mutants, mutate), and '
+                 'the bisect demonstration on the first')
     return '\n'.join(lines)
 
 
@@ -1003,8 +1009,7 @@ def add_series_opts(parser: argparse.ArgumentParser) -> None:
 
 def add_test_opts(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--quick', action='store_true',
-                        help='skip the bisect demonstration and the '
-                        'sanitizer build')
+                        help='skip the sanitizer build')
     parser.add_argument('--all-steps', action='store_true',
                         help='every build-heavy step on every tree named, '
                         'not only those CI runs there (README): e.g. '

@@ -99,7 +99,7 @@ class TestHelpTest(unittest.TestCase):
             cli.parse_args(['test', '--help'])
         text = out.getvalue()
         titles = cli.step_titles(DEFAULT_TREE, demo=True)
-        self.assertEqual(len(titles), 14)
+        self.assertEqual(len(titles), 10)
         self.assertIn('  1. host tool unit tests\n', text)
         lines = text.splitlines()
         for tree in TEST_TREES:
