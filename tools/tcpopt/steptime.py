@@ -104,12 +104,16 @@ def alarm_after(seconds: int, step: str) -> Iterator[None]:
     def expire(signum: int, frame: object) -> None:
         raise OverBudget(f'step {step!r} ran past its budget of {seconds} s')
     previous = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(seconds)
+    outer = signal.alarm(seconds)       # an enclosing alarm's seconds left
+    started = time.monotonic()
     try:
         yield
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+        if outer:
+            left = outer - (time.monotonic() - started)
+            signal.alarm(max(1, round(left)))
 
 
 @contextmanager

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 import tempfile
@@ -40,6 +41,13 @@ class BudgetTest(unittest.TestCase):
             with steptime.alarm_after(1, 'kunit'):
                 time.sleep(5)
         self.assertLess(time.monotonic() - started, 3)
+
+
+    def test_an_inner_budget_leaves_the_outer_one(self) -> None:
+        with steptime.alarm_after(100, 'host'):
+            with steptime.alarm_after(50, 'kunit'):
+                pass
+            self.assertGreater(signal.alarm(0), 90)
 
 
 class MeasuredTest(unittest.TestCase):
