@@ -156,25 +156,23 @@ class ParseNeedsKtapTest(CommandTestCase):
 class ArgumentsCheckedBeforeWorkTest(CommandTestCase):
     """2 and 7: nothing is installed, unpacked or built first."""
 
-    def test_a_mutant_id_that_cannot_exist(self) -> None:
-        status, _, err = self.main('mutate', '--sample', '3', '--ids', 'a')
-        self.assertEqual((status, self.work), (2, []))
-        self.assert_one_line(err, '--ids: no such mutant a')
+    REFUSED = (
+        (('mutate', '--sample', '3', '--ids', 'a'),
+         '--ids: no such mutant a'),
+        (('mutate', '--functions', 'tcp_nope'),
+         '--functions: no such target tcp_nope'),
+        (('run', '--filter', 'tcp_opt_sny*'),
+         "--filter 'tcp_opt_sny*' matches no suite"),
+        (('run', '--filter', 'tcp_opt_syn.nope'),
+         "'nope' matches no KUNIT_CASE"),
+    )
 
-    def test_an_unknown_function(self) -> None:
-        status, _, err = self.main('mutate', '--functions', 'tcp_nope')
-        self.assertEqual((status, self.work), (2, []))
-        self.assert_one_line(err, '--functions: no such target tcp_nope')
-
-    def test_a_filter_matching_no_suite(self) -> None:
-        status, _, err = self.main('run', '--filter', 'tcp_opt_sny*')
-        self.assertEqual((status, self.work), (2, []))
-        self.assert_one_line(err, "--filter 'tcp_opt_sny*' matches no suite")
-
-    def test_a_filter_matching_no_case(self) -> None:
-        status, _, err = self.main('run', '--filter', 'tcp_opt_syn.nope')
-        self.assertEqual((status, self.work), (2, []))
-        self.assert_one_line(err, "'nope' matches no KUNIT_CASE")
+    def test_refused_with_one_line_before_any_work(self) -> None:
+        for argv, text in self.REFUSED:
+            with self.subTest(argv=argv):
+                status, _, err = self.main(*argv)
+                self.assertEqual((status, self.work), (2, []))
+                self.assert_one_line(err, text)
 
 
 class CompareReadsLastRunsTest(CommandTestCase):
