@@ -252,6 +252,32 @@ class CleanTest(unittest.TestCase):
         self.assertEqual([p.name for p in self.tree.iterdir()], ['.lock'])
 
 
+class ReadmeCommandsTest(unittest.TestCase):
+    """The README's command table says what --help says."""
+
+    def rows(self) -> List[str]:
+        text = (REPO / 'README.md').read_text()
+        table = text.split('## Commands', 1)[1].split('\n## ', 1)[0]
+        return [line for line in table.splitlines()
+                if line.startswith('| `')]
+
+    def test_every_command_is_in_the_table(self) -> None:
+        named = ' '.join(self.rows())
+        for command in cli.SUBCOMMANDS:
+            with self.subTest(command):
+                self.assertRegex(named, rf'`{command}[ `]')
+
+    def test_every_option_in_the_table_is_its_commands(self) -> None:
+        import re
+        for row in self.rows():
+            cell = row.split('|')[1]
+            for snippet in re.findall(r'`([^`]+)`', cell):
+                command = snippet.split()[0]
+                for option in re.findall(r'--[a-z_-]+', snippet):
+                    with self.subTest(command=command, option=option):
+                        self.assertIn(command, cli.commands_taking(option))
+
+
 class QuietSttyTest(unittest.TestCase):
     """10. kunit.py's 'stty sane' printed an error on every run."""
 
