@@ -40,8 +40,8 @@ ACCECN_SINCE = (6, 18)                  # the AccECN option (RFC 9768)
 MUTATION_SAMPLE = 20
 MUTATION_SEED = 20261205
 # The build-heavy steps of the test command, per tree. CI stops at 90
-# minutes, and on 2026-12-06 this machine compiled about 70 objects a
-# minute (docs/performance.md): a cold KUnit build took 14 to 25 minutes.
+# minutes, and on 2026-12-06 this machine compiled about 80 objects a
+# minute (docs/performance.md): a cold KUnit build took 13 to 17 minutes.
 # So CI runs, beside each tree's KUnit suites and checks, git am + plain
 # kunit.py and the regression mutants on 6.1 (both incremental from the
 # main build or its ccache), the regressions of code 6.1 lacks on 7.3

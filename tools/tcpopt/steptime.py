@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Dict, Iterator, List
 
 # Each step's cold seconds on this project's machine (2 CPUs, QEMU under
-# TCG), measured on 2026-12-06, a slow day: about 70 objects compiled a
+# TCG), measured on 2026-12-06, a slow day: about 80 objects compiled a
 # minute (docs/performance.md, "The test command, step by step"). A step
 # may take BUDGET_FACTOR times as long, and never less than BUDGET_FLOOR:
 # beyond that the machine is too slow for CI's limit, and the test command
