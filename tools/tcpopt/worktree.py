@@ -326,27 +326,37 @@ def seed_build(build: Path, target: Path, source: Path,
     remove_tree(staging)
     target.parent.mkdir(parents=True, exist_ok=True)
     copy_into(build, staging)
-    old, new = str(source.resolve()), str(new_source.resolve())
+    # The source tree, and the build dir itself (objtool's build records
+    # its output by absolute path).
+    moves = ((str(source.resolve()), str(new_source.resolve())),
+             (str(build.resolve()), str(target.resolve())))
     for path in staging.rglob('*'):
         if path.suffix in PATH_RECORDS or \
                 str(path.relative_to(staging)) in PATH_RECORD_FILES:
-            rewrite_prefix(path, old, new)
+            rewrite_prefixes(path, moves)
     (staging / 'source').unlink(missing_ok=True)   # kbuild links it anew
     replace_dir(staging, target)
     return True
 
 
-def rewrite_prefix(path: Path, old: str, new: str) -> None:
-    """@old/ to @new/ in a text file, its mtime kept: a newer .cmd file
-    would not rebuild anything, but the copy should stay the original's."""
+# What may follow a recorded path: a deeper path, the end of a word, a
+# make rule or quote ('ifneq "$(srctree)" "/abs/src"' in auto.conf.cmd).
+PATH_END = r'(?=[/\s:"\'),]|$)'
+
+
+def rewrite_prefixes(path: Path, moves: Sequence[tuple]) -> None:
+    """Each (old, new) directory of @moves moved in a text file, its mtime
+    kept: the copy stays as old as the objects it describes."""
     if not path.is_file() or path.is_symlink():
         return
     text = path.read_text(errors='surrogateescape')
-    if old not in text:
+    changed = text
+    for old, new in moves:
+        changed = re.sub(re.escape(old) + PATH_END, new, changed, flags=re.M)
+    if changed == text:
         return
     stat = path.stat()
-    path.write_text(re.sub(re.escape(old) + r'(?=[/\s:]|$)', new, text,
-                           flags=re.M), errors='surrogateescape')
+    path.write_text(changed, errors='surrogateescape')
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 

@@ -713,6 +713,15 @@ class SeedBuildTest(unittest.TestCase):
             f'\n{self.src}/include/x.h:\n'
             f'# {self.src}-other stays\n')
         os.utime(self.cmd, ns=(10**18, 10**18))
+        (self.build / 'include/config').mkdir(parents=True)
+        (self.build / 'include/config/auto.conf.cmd').write_text(
+            f'ifneq "$(srctree)" "{self.src}"\n'
+            'include/config/auto.conf: FORCE\nendif\n')
+        (self.build / 'tools/objtool').mkdir(parents=True)
+        (self.build / 'tools/objtool/.help.o.cmd').write_text(
+            f'cmd_{self.build}/tools/objtool/help.o := gcc -o '
+            f'{self.build}/tools/objtool/help.o {self.src}/tools/lib/'
+            'subcmd/help.c\n')
         (self.build / 'net/ipv4/tcp_output.o').write_bytes(b'\x7fELF')
         (self.build / 'source').symlink_to(self.src)
 
@@ -733,6 +742,15 @@ class SeedBuildTest(unittest.TestCase):
                          (self.build / 'net/ipv4/tcp_output.o')
                          .stat().st_mtime_ns)
         self.assertFalse((self.target / 'source').exists())
+        # Kconfig's check of the source tree, and objtool's own build,
+        # which names its objects by absolute path.
+        self.assertEqual((self.target / 'include/config/auto.conf.cmd')
+                         .read_text().splitlines()[0],
+                         f'ifneq "$(srctree)" "{self.new_src}"')
+        objtool = (self.target / 'tools/objtool/.help.o.cmd').read_text()
+        self.assertNotIn(f'{self.build}/', objtool)
+        self.assertIn(f'-o {self.target}/tools/objtool/help.o '
+                      f'{self.new_src}/tools/lib', objtool)
         # The main build is left as it was.
         self.assertIn(f'-I{self.src}/include', self.cmd.read_text())
 
