@@ -17,6 +17,9 @@ REASON_MD5_MSS = ('since 6.7 an accepted socket\'s tcp_header_len counts '
                   '20 MD5 bytes off every segment')
 REASON_USEC_TS = ('microsecond TS values (tcp_usec_ts) exist since 6.7: '
                   'the case is skipped on the older tree')
+REASON_ALLFRAG = ('IPv6 routes lost RTAX_FEATURE_ALLFRAG (a fragment header '
+                  'on every packet, 8 bytes off the MSS) in 6.7: the case is '
+                  'skipped on the newer trees')
 REASON_UNKNOWN = 'no known rule explains this difference: review it'
 # Rows that pin one commit, beyond their feature's own reason.
 COMMIT_REASONS = {
@@ -68,6 +71,8 @@ def reason(*cases: Optional[Case]) -> str:
         return REASON_AO
     if any(_needs(c, 'usec_ts', 'microsecond') for c in cases):
         return REASON_USEC_TS
+    if any(_needs(c, 'allfrag', 'RTAX_FEATURE_ALLFRAG') for c in cases):
+        return REASON_ALLFRAG
     present = [c for c in cases if c is not None]
     if len(present) == len(cases) and present[0].inputs and \
             present[0].inputs[0].get('md5') == '1' and \

@@ -50,6 +50,13 @@ class DifferencesTest(unittest.TestCase):
             [(_, [a, b])] = compare.differences(run(old), run(new))
             self.assertEqual(compare.reason(a, b), want)
 
+    def test_allfrag_skipped_since_6_7_is_explained(self) -> None:
+        old = Case('tcp_opt_mss', 'mss_ipv6_allfrag', 'pass')
+        new = Case('tcp_opt_mss', 'mss_ipv6_allfrag', 'skip', diagnostics=[
+            'skip: needs RTAX_FEATURE_ALLFRAG (before 6.7)'])
+        [(_, cases)] = compare.differences(run(old), run(new), run(new))
+        self.assertEqual(compare.reason(*cases), compare.REASON_ALLFRAG)
+
     def test_unexplained_difference_asks_for_review(self) -> None:
         old = layout_case('est_ts_0_sacks', 0)
         new = layout_case('est_ts_0_sacks', 12)
