@@ -17,9 +17,10 @@ REASON_MD5_MSS = ('since 6.7 an accepted socket\'s tcp_header_len counts '
                   '20 MD5 bytes off every segment')
 REASON_USEC_TS = ('microsecond TS values (tcp_usec_ts) exist since 6.7: '
                   'the case is skipped on the older tree')
-REASON_ALLFRAG = ('IPv6 routes lost RTAX_FEATURE_ALLFRAG (a fragment header '
-                  'on every packet, 8 bytes off the MSS) in 6.7: the case is '
-                  'skipped on the newer trees')
+REASON_ALLFRAG = ('RTAX_FEATURE_ALLFRAG (a fragment header on every IPv6 '
+                  'packet, 8 bytes off the MSS) is unused from 6.7 on '
+                  '(dst_allfrag() is gone): the case is skipped on the '
+                  'newer trees')
 REASON_UNKNOWN = 'no known rule explains this difference: review it'
 # Rows that pin one commit, beyond their feature's own reason.
 COMMIT_REASONS = {
