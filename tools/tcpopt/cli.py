@@ -17,7 +17,7 @@ from typing import IO, Callable, Iterator, List, NoReturn, Optional
 from . import (bisect_demo, bisectable, bloat, checkpatch, compare, deps,
                dissect, kconfig_matrix, kernel, ktap, layouts, mutants, mutate,
                plain, series, sweep, worktree)
-from . import accel, backports, bench, capture, steptime
+from . import accel, backports, bench, capture, steptime, workdir
 from .errors import HarnessError, SetupError, UsageError, no_space
 from .expected import expected_cases, filter_problem
 from .report import (Verdict, as_json, failure_details, judge, layout_table,
@@ -752,7 +752,7 @@ def write_step_times(settings: Settings, times: List[steptime.StepTime],
     """<work dir>/test-steps.{json,md}: where this run's time went (the
     header says when it started, at which commit), and the disk its work
     dir takes."""
-    header['disk'] = disk_usage(settings.work_dir)
+    header['disk'] = workdir.disk_usage(settings.work_dir)
     steptime.save(times, settings.work_dir / 'test-steps.json', header)
     worktree.write_atomic(settings.work_dir / 'test-steps.md',
                           steptime.section(header, times))
@@ -769,38 +769,6 @@ def kunit_test_step(settings: Settings, tally: Tally) -> Optional[ktap.Run]:
     return run
 
 
-# What clean --keep-build keeps of a tree's work dir: the extracted
-# tarball, the patched tree and the main build, so the next run is warm.
-KEPT_BY_KEEP_BUILD = ('pristine', 'src', 'build')
-
-
-def tree_size(path: Path) -> int:
-    """Bytes under @path, links not followed."""
-    if path.is_symlink() or path.is_file():
-        return path.lstat().st_size
-    total = 0
-    for root, _, files in os.walk(path):
-        for name in files:
-            try:
-                total += os.lstat(os.path.join(root, name)).st_size
-            except OSError:
-                pass
-    return total
-
-
-def disk_usage(work_dir: Path) -> dict:
-    """GiB under each top-level part of each tree's work dir, and of the
-    shared parts (ccache, apt)."""
-    usage = {}
-    for top in sorted(p for p in work_dir.iterdir() if p.is_dir()):
-        parts = [top] if top.name not in TREES else \
-            sorted(p for p in top.iterdir() if p.is_dir())
-        for part in parts:
-            usage[str(part.relative_to(work_dir))] = \
-                round(tree_size(part) / 2**30, 2)
-    return usage
-
-
 def cmd_clean(trees: List[Settings], keep_build: bool) -> int:
     """Remove a tree's work dir, or with @keep_build all but its main
     build: the scratch trees (mutants, bisection, git am, sanitizer...)."""
@@ -809,17 +777,10 @@ def cmd_clean(trees: List[Settings], keep_build: bool) -> int:
             print(f'{settings.tree}: nothing in {settings.tree_dir}')
             continue
         with worktree.locked(settings):
-            # The lock stays: a run waiting on it must find the same file.
-            doomed = sorted(p for p in settings.tree_dir.iterdir()
-                            if p != settings.lock_file and
-                            (not keep_build or
-                             p.name not in KEPT_BY_KEEP_BUILD))
-            freed = 0
-            for path in doomed:
-                size = tree_size(path)
-                worktree.remove_tree(path)
-                freed += size
-                print(f'removed {path} ({size / 2**30:.1f} GiB)')
+            removed = workdir.clean(settings, keep_build)
+        for path, size in removed:
+            print(f'removed {path} ({size / 2**30:.1f} GiB)')
+        freed = sum(size for _, size in removed)
         print(f'{settings.tree}: freed {freed / 2**30:.1f} GiB'
               + (' (kept pristine/, src/ and build/)' if keep_build else ''))
     return EXIT_OK

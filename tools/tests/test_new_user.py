@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import List, Tuple
 from unittest import mock
 
-from tcpopt import cli, kernel, ktap
+from tcpopt import cli, kernel, ktap, workdir
 from tcpopt.errors import SetupError
 from tcpopt.report import as_json, judge
 from tcpopt.settings import REPO, Settings
@@ -242,7 +242,7 @@ class CleanTest(unittest.TestCase):
     def test_disk_usage_names_each_part(self) -> None:
         (self.work / 'ccache').mkdir()
         (self.tree / 'build' / 'vmlinux').write_bytes(b'\0' * 2**20)
-        usage = cli.disk_usage(self.work)
+        usage = workdir.disk_usage(self.work)
         self.assertEqual(usage['6.1/build'], round((2**20 + 1) / 2**30, 2))
         self.assertIn('6.1/mutants', usage)
         self.assertIn('ccache', usage)
