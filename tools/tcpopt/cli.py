@@ -571,13 +571,18 @@ def parse_paths(settings: Settings, log: Optional[Path],
     return log
 
 
-def due_in(settings: Settings, run: ktap.Run) -> List[str]:
-    """The cases a log must report: none by name under a filter (as run
-    --filter), --filter's or the one the kernel's command line shows."""
+def run_filter(settings: Settings, run: ktap.Run) -> Optional[str]:
+    """--filter's glob, else the one the kernel's command line shows; None
+    for a default run (its glob only leaves out the benchmark)."""
     glob = settings.filter_glob or run.filter_glob
-    if glob and glob != DEFAULT_SUITES:
-        return []
-    return expected_cases(settings.kunit_dir)
+    return None if glob == DEFAULT_SUITES else glob
+
+
+def due_in(settings: Settings, run: ktap.Run) -> List[str]:
+    """The cases a log must report: none by name under a filter, as with
+    run --filter."""
+    return [] if run_filter(settings, run) else \
+        expected_cases(settings.kunit_dir)
 
 
 def cmd_parse(settings: Settings, log: Optional[Path],
@@ -588,12 +593,11 @@ def cmd_parse(settings: Settings, log: Optional[Path],
     run = ktap.read(log)
     if not run.started:
         raise UsageError(f'no KTAP output in {log}')
-    due = due_in(settings, run)
-    glob = settings.filter_glob or run.filter_glob
+    glob = run_filter(settings, run)
     with json_channel(output) as channel:
-        verdict = judge(run, due)
+        verdict = judge(run, due_in(settings, run))
         print(f'log: {worktree.display(log)}' +
-              ('' if due else f' (filter {glob}: what ran is judged)'))
+              (f' (filter {glob}: what ran is judged)' if glob else ''))
         show_run(run, verdict, output.raw)
         write_json(output.json, as_json(settings.tree, verdict, run),
                    channel)
@@ -694,9 +698,9 @@ def cmd_test(trees: List[Settings], quick: bool = False,
 
     The sanitizer build (and with @every the bisect demonstration, which
     proves a helper that is the same code for every tree) runs on the
-    first (default) tree only. Each step
-    is timed (build, boot, ccache) into <work dir>/test-steps.md, and
-    stopped once past its budget (steptime.budget()).
+    first (default) tree only. Each step is timed (build, boot, ccache)
+    into <work dir>/test-steps.md, and stopped once past its budget
+    (steptime.budget()).
     """
     tally = Tally()
     steps = [('host', 'host tool unit tests', None,
