@@ -287,7 +287,8 @@ def boot_once(settings: Settings, chosen: accel.Accel, log: Path,
                               accel=chosen, output=out)
     if status or not console.is_file():
         return False
-    return judge(ktap.read(console), expected_cases(settings.kunit_dir)).ok
+    return judge(ktap.read(console),
+                 expected_cases(settings.kunit_dir, settings.layered)).ok
 
 
 def boots_under(bench: Bench, chosen: accel.Accel, runs: int = BOOTS,

@@ -6,13 +6,15 @@ import argparse
 import dataclasses
 import json
 import os
+import re
 import sys
 import time
 import unittest
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Callable, Iterator, List, NoReturn, Optional
+from typing import (IO, Callable, Iterator, List, NoReturn, Optional,
+                    Sequence)
 
 from . import (bisect_demo, bisectable, bloat, checkpatch, compare, deps,
                dissect, kconfig_matrix, kernel, ktap, layouts, mutants, mutate,
@@ -68,7 +70,7 @@ def kunit_step(settings: Settings, inject: Optional[List[Path]] = None,
     # --filter leaves cases out on purpose; KTAP's plan still shows a
     # kernel that stopped early.
     expected = [] if settings.filter_glob else \
-        expected_cases(settings.kunit_dir)
+        expected_cases(settings.kunit_dir, settings.layered)
     if not log.is_file():
         print(f'kunit.py exited with status {status} before the kernel ran; '
               'its output above says why')
@@ -215,13 +217,13 @@ def export_step(settings: Settings, tally: Tally) -> None:
 
 def plain_step(settings: Settings, tally: Tally) -> None:
     """git am of the export, then kunit.py exactly as the README says."""
-    patches = sorted(plain.export_dir(settings).glob('*.patch'))[1:]
+    patches = series.mails(plain.export_dir(settings))
     if not patches:
         raise HarnessError(f'no export in {plain.export_dir(settings)}: the '
                            'export step failed')
     repo = plain.git_am(settings, patches)
     print(f'git am: {len(patches)} patches onto {settings.package} in {repo}')
-    print('$ ' + ' '.join(plain.plain_command()), flush=True)
+    print('$ ' + ' '.join(plain.plain_command(settings)), flush=True)
     status, log = plain.run_plain_kunit(settings, repo)
     for line in plain.closing_lines(log):
         print(f'  {line}')
@@ -241,7 +243,8 @@ def kconfig_step(settings: Settings, tally: Tally) -> None:
 
 
 def cmd_series(settings: Settings, action: str,
-               dest: Optional[Path] = None) -> int:
+               dest: Optional[Path] = None,
+               trailers: Sequence[str] = ()) -> int:
     if action == 'regen':
         written = series.regen(settings)
         for path in written:
@@ -252,7 +255,7 @@ def cmd_series(settings: Settings, action: str,
     if action == 'export':
         who = series.user_identity(REPO)
         with worktree.locked(settings):
-            result = plain.export_and_check(settings, dest, who)
+            result = plain.export_and_check(settings, dest, who, trailers)
         for patch in result.patches:
             print(patch)
         print_export(result)
@@ -506,7 +509,8 @@ def cmd_compare(trees: List[Settings]) -> int:
     runs = []
     for settings, log in zip(trees, logs):
         run = ktap.read(log)
-        if not judge(run, expected_cases(settings.kunit_dir)).ok:
+        due = expected_cases(settings.kunit_dir, settings.layered)
+        if not judge(run, due).ok:
             print(f'run.sh: error: --compare: the last {settings.tree} run '
                   f'({log}) did not pass every case; run it again',
                   file=sys.stderr)
@@ -582,7 +586,7 @@ def due_in(settings: Settings, run: ktap.Run) -> List[str]:
     """The cases a log must report: none by name under a filter, as with
     run --filter."""
     return [] if run_filter(settings, run) else \
-        expected_cases(settings.kunit_dir)
+        expected_cases(settings.kunit_dir, settings.layered)
 
 
 def cmd_parse(settings: Settings, log: Optional[Path],
@@ -663,7 +667,8 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool,
                   'series\' fixes) vs patched',
                   lambda: bloat_step(settings, tally)),
         'plain': (f'git am of the export onto {settings.package}, then '
-                  'plain kunit.py --kunitconfig=net/ipv4',
+                  'plain kunit.py --kunitconfig='
+                  f'{plain.plain_kunitconfig(settings)}',
                   lambda: plain_step(settings, tally)),
         'kconfig': (f'Kconfig matrix: every {tree} test symbol without each '
                     'dependency', lambda: kconfig_step(settings, tally)),
@@ -852,7 +857,8 @@ KUNIT_SPELLINGS = ('build_dir', 'raw_output')
 # The options that take a value: a command name after one is that value.
 TAKES_VALUE = ('--tree', '--inject', '--source', '--filter', '--build_dir',
                '--timeout', '--jobs', '--export', '--functions', '--sample',
-               '--seed', '--ids', '--json', '--raw_output', '--compare')
+               '--seed', '--ids', '--json', '--raw_output', '--compare',
+               '--trailer')
 
 
 def flag(dest: str) -> str:
@@ -967,9 +973,16 @@ def add_series_opts(parser: argparse.ArgumentParser) -> None:
                         'from kunit/')
     parser.add_argument('--export', type=Path, metavar='DIR',
                         help='write the series for posting to DIR (git '
-                        'format-patch, [PATCH net-next n/m], signed with '
-                        'your git user.name and user.email), then run '
+                        'format-patch signed with your git user.name and '
+                        'user.email; on a tree with two layers, the fix as '
+                        'DIR/net/ [PATCH net] and the rest of upstream/ as '
+                        'DIR/net-next/ [PATCH net-next n/m]), then run '
                         'checkpatch.pl --strict and get_maintainer.pl')
+    parser.add_argument('--trailer', action='append', default=[],
+                        metavar="'KEY: VALUE'",
+                        help='with --export: add this trailer to every '
+                        "commit (git commit --trailer), e.g. 'Cc: ...'; "
+                        'repeatable')
 
 
 def add_test_opts(parser: argparse.ArgumentParser) -> None:
@@ -1203,6 +1216,20 @@ def check_before_work(args: argparse.Namespace, settings: Settings) -> None:
             raise UsageError(problem)
     if args.command == 'mutate':
         mutate.check_arguments(args.functions, args.ids)
+    if args.command == 'series':
+        check_trailers(args.trailer, args.export)
+
+
+TRAILER = re.compile(r'[A-Za-z][A-Za-z0-9-]*: \S.*')
+
+
+def check_trailers(trailers: List[str], export: Optional[Path]) -> None:
+    if trailers and not export:
+        raise UsageError('--trailer goes with --export DIR')
+    for trailer in trailers:
+        if not TRAILER.fullmatch(trailer):
+            raise UsageError(f'--trailer {trailer!r}: want "Key: value", '
+                             "e.g. 'Cc: netdev@vger.kernel.org'")
 
 
 def dispatch(args: argparse.Namespace, argv: List[str]) -> int:
@@ -1230,7 +1257,7 @@ def dispatch(args: argparse.Namespace, argv: List[str]) -> int:
         action = 'regen' if args.regen else \
             'export' if args.export else 'check'
         return cmd_series(trees[0], action, args.export and
-                          args.export.expanduser().resolve())
+                          args.export.expanduser().resolve(), args.trailer)
     if args.command == 'mutate':
         return cmd_mutate(trees[0], args.functions, args.sample,
                           MUTATION_SEED if args.seed is None

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from .settings import BENCH_SOURCE
+from .settings import BENCH_SOURCE, UPSTREAM_TESTS
 
 ARRAY_PARAM = re.compile(r'KUNIT_ARRAY_PARAM\(\s*(\w+)\s*,\s*(\w+)\s*,')
 ARRAY = re.compile(r'static const struct \w+ (\w+)\[\] = \{(.*?)\n\};', re.S)
@@ -45,13 +45,33 @@ def case_names(source: str) -> List[str]:
     return names
 
 
-def expected_cases(kunit_dir: Path) -> List[str]:
+def sources(kunit_dir: Path, upstream: bool = True) -> List[Path]:
+    """kunit/'s suites, the benchmark's aside: the harness's, then, with
+    @upstream, the upstream series' own (kunit/tests/, which only a tree
+    with the two layers carries)."""
+    paths = [p for p in sorted(kunit_dir.glob('*.c'))
+             if p.name != BENCH_SOURCE]
+    if upstream:
+        paths += sorted((kunit_dir / UPSTREAM_TESTS).glob('*.c'))
+    return paths
+
+
+def expected_cases(kunit_dir: Path, upstream: bool = False) -> List[str]:
     """Every case a default run reports: not the benchmark's, which only
-    ./run.sh bench builds and boots."""
+    ./run.sh bench builds and boots; the upstream suites' with
+    @upstream."""
     names: List[str] = []
-    for path in sorted(kunit_dir.glob('*.c')):
-        if path.name != BENCH_SOURCE:
-            names.extend(case_names(path.read_text()))
+    for path in sources(kunit_dir, upstream):
+        names.extend(case_names(path.read_text()))
+    return names
+
+
+def upstream_cases(kunit_dir: Path) -> List[str]:
+    """The cases of the upstream suites alone: what plain kunit.py runs
+    on the upstream layer."""
+    names: List[str] = []
+    for path in sorted((kunit_dir / UPSTREAM_TESTS).glob('*.c')):
+        names.extend(case_names(path.read_text()))
     return names
 
 
@@ -65,9 +85,7 @@ SUITE_MACRO = re.compile(r'#define (\w+)\((\w+)\)[^\n]*\\\n'
 def suite_names(kunit_dir: Path) -> List[str]:
     """The suites a default run can boot (the benchmark's aside)."""
     names: List[str] = []
-    for path in sorted(kunit_dir.glob('*.c')):
-        if path.name == BENCH_SOURCE:
-            continue
+    for path in sources(kunit_dir):
         source = path.read_text()
         names += SUITE.findall(source)
         for macro in SUITE_MACRO.finditer(source):
@@ -80,10 +98,9 @@ def test_names(kunit_dir: Path) -> List[str]:
     """What a filter's test part can match: the KUNIT_CASE functions
     (KUnit filters by them, not by parameter rows)."""
     names: List[str] = []
-    for path in sorted(kunit_dir.glob('*.c')):
-        if path.name != BENCH_SOURCE:
-            text = path.read_text()
-            names += CASE.findall(text) + CASE_PARAM_FUNCTION.findall(text)
+    for path in sources(kunit_dir):
+        text = path.read_text()
+        names += CASE.findall(text) + CASE_PARAM_FUNCTION.findall(text)
     return names
 
 

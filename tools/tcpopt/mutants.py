@@ -115,7 +115,8 @@ def run_one(settings: Settings, tree: ScratchTree, build: Path,
     if run is None:
         result.error = f'did not build or boot; see {output}'
         return result
-    verdict = judge(run, expected_cases(settings.kunit_dir))
+    verdict = judge(run, expected_cases(settings.kunit_dir,
+                                        settings.layered))
     result.failing = verdict.failed + verdict.missing
     if verdict.crashed and not result.failing:
         result.failing = ['(kernel crashed)']

@@ -484,7 +484,7 @@ def load_results(settings: Settings, tree: Path) -> Dict[str, Result]:
         return {}
     # A file from before the options were recorded: they are unknown.
     config_changed = data.get('config') != config_fingerprint(settings)
-    cases = set(expected_cases(settings.kunit_dir))
+    cases = set(expected_cases(settings.kunit_dir, settings.layered))
     results = {k: Result(**v) for k, v in data.get('results', {}).items()}
     return {k: r for k, r in results.items()
             if still_valid(r, tests, cases, config_changed)}
@@ -532,7 +532,7 @@ def run_one(settings: Settings, tree: ScratchTree, build: Path,
 def stage_cases(settings: Settings) -> List[List[str]]:
     """The cases each of STAGES must report."""
     live = case_names((settings.kunit_dir / LIVE_SOURCE).read_text())
-    every = expected_cases(settings.kunit_dir)
+    every = expected_cases(settings.kunit_dir, settings.layered)
     return [[name for name in every if name not in live], live]
 
 

@@ -24,19 +24,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List
+from typing import List, Sequence
 
 from . import checkpatch, ktap, series
-from .expected import expected_cases
+from .expected import expected_cases, upstream_cases
 from .accel import choose as choose_accel
 from .kernel import compiler, kunit_timeout, supervise
 from .report import Verdict, judge
-from .settings import Settings
+from .settings import OVERLAY_DIR, UPSTREAM_TEST_DIR, Settings
 from .worktree import remove_tree
 
 THROWAWAY = series.Identity('Throwaway Export', 'throwaway@example.invalid')
-PLAIN_COMMAND = ['./tools/testing/kunit/kunit.py', 'run', '--arch=x86_64',
-                 '--kunitconfig=net/ipv4']
+PLAIN_COMMAND = ['./tools/testing/kunit/kunit.py', 'run', '--arch=x86_64']
 # kunit.py's own flags: where to build, and ccache (see above).
 BUILD_FLAGS = ['--build_dir=../build']
 
@@ -56,19 +55,19 @@ def export_dir(settings: Settings) -> Path:
     return settings.tree_dir / 'export'
 
 
-def export_and_check(settings: Settings, dest: Path,
-                     who: series.Identity) -> ExportResult:
+def export_and_check(settings: Settings, dest: Path, who: series.Identity,
+                     trailers: Sequence[str] = ()) -> ExportResult:
     """Export the series as @who into @dest, then checkpatch each patch
     and ask get_maintainer.pl who should receive it."""
-    patches = series.export(settings, dest, who)
+    patches = series.export(settings, dest, who, trailers)
     repo = series.ensure_git_base(settings)
     result = ExportResult(patches)
-    for patch in patches[1:]:                   # not the cover letter
+    for patch in series.mails(dest):
         # Outside git: the tree has no history to look commit ids up in.
         check = checkpatch.run(settings.pristine, patch, as_file=False)
         check.problems[:0] = checkpatch.series_conventions(patch)
         result.checks.append(check)
-    result.recipients = series.get_maintainer(repo, patches[1:])
+    result.recipients = series.get_maintainer(repo, series.mails(dest))
     return result
 
 
@@ -89,8 +88,15 @@ def git_am(settings: Settings, patches: List[Path]) -> Path:
     return repo
 
 
-def plain_command() -> List[str]:
-    return PLAIN_COMMAND + BUILD_FLAGS + ['--make_options', f'CC={compiler()}']
+def plain_kunitconfig(settings: Settings) -> str:
+    """The series' own .kunitconfig: the upstream tests' on a tree with
+    the two layers (its export holds nothing else), else net/ipv4's."""
+    return UPSTREAM_TEST_DIR if settings.layered else OVERLAY_DIR
+
+
+def plain_command(settings: Settings) -> List[str]:
+    return PLAIN_COMMAND + [f'--kunitconfig={plain_kunitconfig(settings)}'] + \
+        BUILD_FLAGS + ['--make_options', f'CC={compiler()}']
 
 
 def run_plain_kunit(settings: Settings, repo: Path) -> tuple[int, Path]:
@@ -100,7 +106,7 @@ def run_plain_kunit(settings: Settings, repo: Path) -> tuple[int, Path]:
     build = repo.parent / 'build'
     (build / 'test.log').unlink(missing_ok=True)
     with open(out, 'w') as log:
-        status = supervise(settings, plain_command(), repo,
+        status = supervise(settings, plain_command(settings), repo,
                            build / 'test.log',
                            choose_accel(settings.build_dir), log,
                            kunit_timeout())
@@ -110,7 +116,8 @@ def run_plain_kunit(settings: Settings, repo: Path) -> tuple[int, Path]:
 def plain_verdict(settings: Settings, repo: Path) -> Verdict:
     """Every expected case in kunit.py's own test.log."""
     log = repo.parent / 'build' / 'test.log'
-    expected = expected_cases(settings.kunit_dir)
+    expected = upstream_cases(settings.kunit_dir) if settings.layered else \
+        expected_cases(settings.kunit_dir)
     if not log.is_file():
         return Verdict(missing=expected, crashed=True)
     return judge(ktap.read(log), expected)

@@ -28,12 +28,13 @@ import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from .errors import HarnessError, UsageError
-from .settings import OVERLAY_DIR, TREE_KCONFIG, Settings
-from .worktree import (write_atomic, display, log, read_series, remove_tree, replace_dir,
-                       tarball_identity, ensure_pristine)
+from .settings import OVERLAY_DIR, TREE_KCONFIG, UPSTREAM_LAYER, Settings
+from .worktree import (write_atomic, display, log, kunit_sources, read_series,
+                       remove_tree, replace_dir, tarball_identity,
+                       ensure_pristine, fix_patches)
 
 COVER = '0000-cover-letter.patch'
 SUBJECT_PREFIX = 'PATCH net-next'
@@ -101,15 +102,11 @@ def new_file_section(path: str, data: str) -> str:
             ''.join(f'+{line}\n' for line in lines))
 
 
-def kunit_sources(kunit_dir: Path) -> Dict[str, Path]:
-    """In-tree path -> kunit/ file, for every test source kunit/ holds."""
-    return {f'{OVERLAY_DIR}/{p.name}': p for p in sorted(kunit_dir.iterdir())
-            if p.suffix in ('.c', '.h')}
-
-
 def stored_patches(settings: Settings) -> Tuple[Optional[Path], List[Path]]:
     """The cover letter (if any) and the patches, in series order."""
-    cover = settings.patch_dir / COVER
+    folder = settings.patch_dir / (UPSTREAM_LAYER if settings.layered
+                                   else '')
+    cover = folder / COVER
     return (cover if cover.is_file() else None,
             read_series(settings.patch_dir))
 
@@ -132,7 +129,7 @@ def regenerate(patch: StoredPatch, sources: Dict[str, Path]) -> StoredPatch:
 
 def check(settings: Settings) -> List[str]:
     """Where the stored series and kunit/ disagree; empty when in sync."""
-    sources = kunit_sources(settings.kunit_dir)
+    sources = kunit_sources(settings.kunit_dir, settings.layered)
     problems = []
     created: Dict[str, Path] = {}
     for path in stored_patches(settings)[1]:
@@ -155,7 +152,7 @@ def check(settings: Settings) -> List[str]:
 
 def regen(settings: Settings) -> List[Path]:
     """Rewrite the stored patches whose kunit/ files changed."""
-    sources = kunit_sources(settings.kunit_dir)
+    sources = kunit_sources(settings.kunit_dir, settings.layered)
     patches = [parse_patch(p) for p in stored_patches(settings)[1]]
     written = []
     for patch in patches:
@@ -276,14 +273,46 @@ def reset_to_base(repo: Path) -> None:
     git(repo, 'clean', '-q', '-f', '-d', '-x')
 
 
-def commit_series(settings: Settings, repo: Path, who: Identity) -> None:
-    """Apply each stored patch and commit it as @who, signed off."""
-    for path in stored_patches(settings)[1]:
+@dataclass(frozen=True)
+class MailSet:
+    """Patches posted together: one subject prefix, one folder."""
+    folder: str                 # under the export dir; '' for the dir itself
+    prefix: str                 # git format-patch --subject-prefix
+    patches: List[Path]
+    cover: Optional[Path]       # the stored cover letter's text, if any
+    cover_letter: bool          # git format-patch --cover-letter
+
+
+def mail_sets(settings: Settings) -> List[MailSet]:
+    """What the export posts. A series with two layers: its fixes alone
+    to net, then the rest of its upstream layer to net-next; never the
+    harness layer. A series of one layer: all of it to net-next."""
+    cover, patches = stored_patches(settings)
+    if not settings.layered:
+        return [MailSet('', SUBJECT_PREFIX, patches, cover, True)]
+    upstream = [p for p in patches if p.parent.name == UPSTREAM_LAYER]
+    fixes = set(fix_patches(settings.patch_dir))
+    net = [p for p in upstream if p in fixes]
+    if upstream[:len(net)] != net:
+        raise HarnessError(f'kernel-patches/{settings.tree}/series: a "# fix" '
+                           'patch of upstream/ follows a net-next one; the '
+                           'fixes go first')
+    sets = [MailSet('net', 'PATCH net', net, None, False)] if net else []
+    return sets + [MailSet('net-next', SUBJECT_PREFIX, upstream[len(net):],
+                           cover, True)]
+
+
+def commit_patches(settings: Settings, repo: Path, patches: List[Path],
+                   who: Identity, trailers: Sequence[str] = ()) -> None:
+    """Apply each stored patch and commit it as @who, signed off, with
+    the user's @trailers ('Cc: ...')."""
+    extra = [f'--trailer={trailer}' for trailer in trailers]
+    for path in patches:
         patch = parse_patch(path)
         git(repo, 'apply', '--index', str(path),
             what=f'{display(path)} does not apply to {settings.package}')
         message = f'{patch.subject}\n\n{patch.message}'
-        git(repo, 'commit', '-q', '-s', '--no-verify', '-m', message,
+        git(repo, 'commit', '-q', '-s', '--no-verify', *extra, '-m', message,
             env=who.git_env(), what=f'committing {display(path)}')
 
 
@@ -302,22 +331,45 @@ def fill_cover(cover: Path, stored: Optional[Path]) -> None:
     cover.write_text(text)
 
 
-def export(settings: Settings, dest: Path, who: Identity) -> List[Path]:
-    """git format-patch of the series, signed by @who, into @dest."""
+def format_mail_set(repo: Path, mail_set: MailSet, since: str,
+                    out: Path, who: Identity) -> None:
+    """git format-patch of since..HEAD into @out."""
+    args = ['format-patch', '-q', f'--subject-prefix={mail_set.prefix}',
+            '-o', str(out)]
+    if mail_set.cover_letter:
+        args.append('--cover-letter')
+    git(repo, *args, f'{since}..HEAD', env=who.git_env())
+    if mail_set.cover_letter:
+        fill_cover(sorted(out.glob('*.patch'))[0], mail_set.cover)
+
+
+def mails(dest: Path) -> List[Path]:
+    """An export's patches in the order git am takes them: net's, then
+    net-next's; no cover letter."""
+    files = sorted(dest.glob('*.patch')) + \
+        sorted(dest.glob('net/*.patch')) + sorted(dest.glob('net-next/*.patch'))
+    return [f for f in files if not f.name.startswith('0000-')]
+
+
+def export(settings: Settings, dest: Path, who: Identity,
+           trailers: Sequence[str] = ()) -> List[Path]:
+    """git format-patch of each mail set, signed by @who, into @dest:
+    every file written, cover letters included."""
     if dest.exists() and any(dest.iterdir()):
         raise UsageError(f'{dest} exists and is not empty: name a new '
                          'directory')
+    sets = mail_sets(settings)
     repo = ensure_git_base(settings)
     reset_to_base(repo)
-    commit_series(settings, repo, who)
     staging = dest.with_name(dest.name + '.new')
     remove_tree(staging)
     try:
-        git(repo, 'format-patch', '-q', '--cover-letter',
-            f'--subject-prefix={SUBJECT_PREFIX}', '-o', str(staging),
-            f'{BASE_BRANCH}..HEAD', env=who.git_env())
-        files = sorted(staging.glob('*.patch'))
-        fill_cover(files[0], stored_patches(settings)[0])
+        since = BASE_BRANCH
+        for mail_set in sets:
+            commit_patches(settings, repo, mail_set.patches, who, trailers)
+            format_mail_set(repo, mail_set, since, staging / mail_set.folder,
+                            who)
+            since = git(repo, 'rev-parse', 'HEAD').strip()
     except BaseException:
         remove_tree(staging)
         raise
@@ -325,7 +377,7 @@ def export(settings: Settings, dest: Path, who: Identity) -> List[Path]:
     if dest.exists():
         dest.rmdir()
     staging.rename(dest)
-    return sorted(dest.glob('*.patch'))
+    return sorted(dest.rglob('*.patch'))
 
 
 def get_maintainer(repo: Path, patches: List[Path]) -> List[str]:

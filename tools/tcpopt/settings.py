@@ -28,7 +28,7 @@ TREE_KCONFIG = {
     # TCP-AO arrived in 6.7; on 6.12 the live suite's hmac(sha1) comes from
     # the crypto API (7.3's TCP-AO uses the SHA-1 library)
     '6.12': ['CONFIG_TCP_AO=y', 'CONFIG_CRYPTO_HMAC=y', 'CONFIG_CRYPTO_SHA1=y'],
-    '7.3': ['CONFIG_TCP_AO=y'],
+    '7.3': ['CONFIG_TCP_AO=y', 'CONFIG_TCP_OUTPUT_KUNIT_TEST=y'],
 }
 DEFAULT_TREE = '6.1'
 # The trees ./run.sh test covers when no --tree is given, and those it
@@ -61,6 +61,16 @@ TEST_SYMBOLS = (TEST_KCONFIG, 'TCP_PARSE_OPTIONS_KUNIT_TEST',
                 'TCP_OPTIONS_LIVE_KUNIT_TEST', 'TCP_OPTIONS_KUNIT_BENCH')
 # Where the shared test sources go inside the kernel tree.
 OVERLAY_DIR = 'net/ipv4'
+# A tree whose series has the two layers keeps them in these folders of
+# kernel-patches/<tree>/: the upstream series (exported, one fix for net
+# and the refactor plus its tests for net-next) and the harness-only
+# patches on top of it (never exported).
+UPSTREAM_LAYER = 'upstream'
+HARNESS_LAYER = 'harness'
+# The upstream tests: kunit/tests/ holds them, the series adds them here,
+# with the .kunitconfig plain kunit.py takes.
+UPSTREAM_TESTS = 'tests'
+UPSTREAM_TEST_DIR = f'{OVERLAY_DIR}/{UPSTREAM_TESTS}'
 
 # Built into ./run.sh bench's kernels only (Settings.bench): it boots
 # tcp_opt_bench for the hot path and the sweep scale.
@@ -264,6 +274,11 @@ class Settings:
     @property
     def patch_dir(self) -> Path:
         return self.repo / 'kernel-patches' / self.tree
+
+    @property
+    def layered(self) -> bool:
+        """The series has an upstream layer and a harness one."""
+        return (self.patch_dir / UPSTREAM_LAYER).is_dir()
 
     @property
     def kunit_dir(self) -> Path:

@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from .errors import HarnessError, SetupError, log
-from .settings import OVERLAY_DIR, REPO, Settings
+from .settings import OVERLAY_DIR, REPO, UPSTREAM_TEST_DIR, UPSTREAM_TESTS, Settings
 
 STAMP = '.tcpopt-pristine'
 # Beside a scratch tree's src: what it holds (ScratchTree).
@@ -693,9 +693,7 @@ def ensure_user_source(settings: Settings,
         mirror_user_tree(directory, settings.pristine)
         touched = sorted(str(p.relative_to(scratch))
                          for p in scratch.rglob('*') if p.is_file())
-        overlay = [f'{OVERLAY_DIR}/{p.name}'
-                   for p in settings.kunit_dir.iterdir()
-                   if p.suffix in ('.c', '.h')]
+        overlay = list(kunit_sources(settings.kunit_dir, settings.layered))
         excludes = [f'--exclude=/{name}'
                     for name in touched + overlay + [STATE]]
         settings.source.mkdir(parents=True, exist_ok=True)
@@ -723,15 +721,26 @@ def drop_builds(settings: Settings) -> None:
             remove_tree(path)
 
 
+def kunit_sources(kunit_dir: Path, upstream: bool) -> Dict[str, Path]:
+    """In-tree path -> kunit/ file, for every test source of a tree: the
+    harness's in net/ipv4/, and with @upstream those of kunit/tests/ in
+    net/ipv4/tests/."""
+    places = [(kunit_dir, OVERLAY_DIR)]
+    if upstream:
+        places.append((kunit_dir / UPSTREAM_TESTS, UPSTREAM_TEST_DIR))
+    return {f'{where}/{p.name}': p
+            for folder, where in places if folder.is_dir()
+            for p in sorted(folder.iterdir()) if p.suffix in ('.c', '.h')}
+
+
 def overlay_sources(settings: Settings,
                     tree: Optional[Path] = None) -> List[Path]:
     """Copy kunit/ into the tree, touching only files whose bytes changed."""
-    target = (tree or settings.source) / OVERLAY_DIR
+    root = tree or settings.source
     copied = []
-    for src in sorted(settings.kunit_dir.iterdir()):
-        if src.suffix not in ('.c', '.h'):
-            continue
-        dst = target / src.name
+    for name, src in kunit_sources(settings.kunit_dir,
+                                   settings.layered).items():
+        dst = root / name
         data = src.read_bytes()
         if dst.is_file() and dst.read_bytes() == data:
             continue
