@@ -87,7 +87,7 @@ static const struct syn_layout_case syn_layout_cases[] = {
 	},
 	{
 		/* A cookie request takes 2 bytes, padded to 4 */
-		.name = "fastopen_request",
+		.name = "fastopen_cookie_request",
 		.req = { SYN_ALL, .foc = &foc_request },
 		.options = TS_WS_SACK | OPTION_FAST_OPEN_COOKIE, .size = 24,
 	},
@@ -568,7 +568,7 @@ static const struct write_case write_cases[] = {
 	},
 	{
 		/* <nop,nop,TS val 3 ecr 2,nop,nop,sack 1000:2000 3000:4000> */
-		.name = "est_ts_2_sacks",
+		.name = "est_ts_sack_blocks",
 		.opts = { .tsval = 3, .tsecr = 2, .options = OPTION_TS,
 			  .num_sack_blocks = 2 },
 		.len = 32,

@@ -127,6 +127,7 @@ class OneRunnerTest(unittest.TestCase):
             status, _ = plain.run_plain_kunit(settings, WORK / 'git' / 'src')
         self.assertEqual(status, 0)
         command = run.call_args.args[1]
-        self.assertEqual(command[:4], plain.PLAIN_COMMAND)
+        self.assertEqual(command[:3], plain.PLAIN_COMMAND)
+        self.assertEqual(command[3], '--kunitconfig=net/ipv4')
         self.assertEqual(run.call_args.args[3],
                          WORK / 'git' / 'build' / 'test.log')

@@ -1,0 +1,113 @@
+"""The two layers of a series: upstream/ (exported) and harness/ (not)."""
+
+from __future__ import annotations
+
+import unittest
+from pathlib import Path
+
+from tcpopt import checkpatch, expected, series
+from tcpopt.cli import check_trailers
+from tcpopt.errors import UsageError
+from tcpopt.settings import REPO, Settings
+from tcpopt.worktree import kunit_sources
+
+WORK = Path('/nonexistent/work')
+
+
+class MailSetTest(unittest.TestCase):
+    def test_7_3_posts_the_fix_to_net_and_the_rest_to_net_next(self) -> None:
+        net, net_next = series.mail_sets(Settings(tree='7.3', work_dir=WORK))
+        self.assertEqual((net.folder, net.prefix), ('net', 'PATCH net'))
+        self.assertEqual([p.name for p in net.patches],
+                         ['0001-tcp-keep-the-timestamp-on-TCP-AO-syncookie-'
+                          'SYN-ACKs.patch'])
+        self.assertFalse(net.cover_letter)
+        self.assertEqual(net_next.prefix, 'PATCH net-next')
+        self.assertTrue(net_next.cover_letter)
+        self.assertEqual(net_next.cover.parent.name, 'upstream')
+        self.assertEqual(len(net_next.patches), 3)
+
+    def test_no_harness_patch_is_posted(self) -> None:
+        for mail_set in series.mail_sets(Settings(tree='7.3', work_dir=WORK)):
+            for patch in mail_set.patches:
+                self.assertEqual(patch.parent.name, 'upstream', patch)
+
+    def test_a_tree_of_one_layer_posts_everything_to_net_next(self) -> None:
+        (only,) = series.mail_sets(Settings(tree='6.1', work_dir=WORK))
+        self.assertEqual((only.folder, only.prefix), ('', 'PATCH net-next'))
+        self.assertEqual(len(only.patches), 5)
+
+    def test_mails_are_net_then_net_next_without_covers(self) -> None:
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            dest = Path(tmp)
+            for name in ('net/0001-fix.patch', 'net-next/0000-cover-letter.patch',
+                         'net-next/0001-a.patch', 'net-next/0002-b.patch'):
+                (dest / name).parent.mkdir(exist_ok=True)
+                (dest / name).write_text('x')
+            self.assertEqual([str(p.relative_to(dest)) for p in
+                              series.mails(dest)],
+                             ['net/0001-fix.patch', 'net-next/0001-a.patch',
+                              'net-next/0002-b.patch'])
+
+
+class SourcesTest(unittest.TestCase):
+    def test_upstream_tests_go_to_net_ipv4_tests_on_a_layered_tree(self) -> None:
+        kunit = REPO / 'kunit'
+        layered = kunit_sources(kunit, upstream=True)
+        self.assertIn('net/ipv4/tests/tcp_output_kunit.c', layered)
+        self.assertNotIn('net/ipv4/tests/tcp_output_kunit.c',
+                         kunit_sources(kunit, upstream=False))
+        self.assertIn('net/ipv4/tcp_options_test.c', layered)
+
+    def test_upstream_cases_are_expected_only_with_the_layer(self) -> None:
+        kunit = REPO / 'kunit'
+        upstream = expected.upstream_cases(kunit)
+        self.assertIn('ao_syncookie_keeps_ts', upstream)
+        self.assertIn('syn_mss_first', upstream)
+        self.assertFalse(set(upstream) & set(expected.expected_cases(kunit)))
+        self.assertLessEqual(set(upstream),
+                             set(expected.expected_cases(kunit, True)))
+
+    def test_the_upstream_test_file_stays_under_1500_lines(self) -> None:
+        source = REPO / 'kunit' / 'tests' / 'tcp_output_kunit.c'
+        self.assertLess(len(source.read_text().splitlines()), 1500)
+
+    def test_the_upstream_test_names_no_harness(self) -> None:
+        text = (REPO / 'kunit' / 'tests' / 'tcp_output_kunit.c').read_text()
+        for word in ('run.sh', '# layout', '# sweep', 'tcp_options_test',
+                     'test->status', 'init_net.gen', 'static_branch_inc',
+                     'kunit_log'):
+            self.assertNotIn(word, text)
+
+
+class TrailerTest(unittest.TestCase):
+    def test_a_trailer_needs_export(self) -> None:
+        with self.assertRaisesRegex(UsageError, 'goes with --export'):
+            check_trailers(['Cc: a@b.c'], None)
+
+    def test_a_trailer_is_key_colon_value(self) -> None:
+        with self.assertRaisesRegex(UsageError, 'want "Key: value"'):
+            check_trailers(['no colon'], Path('/tmp/x'))
+        check_trailers(['Cc: netdev@vger.kernel.org',
+                        'Reviewed-by: A B <a@b.c>'], Path('/tmp/x'))
+
+
+class KnownExceptionTest(unittest.TestCase):
+    def test_only_the_named_patch_may_draw_its_check(self) -> None:
+        moved = REPO / 'kernel-patches/7.3/upstream/' \
+            '0002-tcp-move-the-option-layout-definitions-to-tcp_options.h.patch'
+        split = REPO / 'kernel-patches/7.3/upstream/' \
+            '0003-tcp-split-the-option-layout-out-of-the-option-calculators.patch'
+        self.assertEqual(checkpatch.known_exception(moved),
+                         'PARENTHESIS_ALIGNMENT')
+        self.assertEqual(checkpatch.known_exception(split), '')
+
+    def test_net_and_net_next_subjects_parse(self) -> None:
+        for prefix in ('PATCH', 'PATCH net', 'PATCH net-next 2/3'):
+            match = checkpatch.SUBJECT.search(f'Subject: [{prefix}] tcp: x')
+            self.assertEqual(match.group(1), 'tcp: x', prefix)
+
+
+if __name__ == '__main__':
+    unittest.main()
