@@ -63,7 +63,9 @@ def series_conventions(patch: Path) -> List[str]:
 
 def known_exception(path: Path) -> str:
     """The check type KNOWN lets @path draw, or ''."""
-    subject = SUBJECT.search(path.read_text(errors='replace'))
+    # git format-patch folds a long Subject: onto indented lines.
+    head = path.read_text(errors='replace').split('\n\n', 1)[0]
+    subject = SUBJECT.search(re.sub(r'\n[ \t]+', ' ', head))
     return KNOWN.get(subject.group(1), ('',))[0] if subject else ''
 
 

@@ -168,6 +168,22 @@ def bloat_step(settings: Settings, tally: Tally) -> None:
             if not result.ok:
                 print(result.report)
         tally.add(result.ok)
+    if settings.layered:
+        cost_step(settings, tally)
+
+
+def cost_step(settings: Settings, tally: Tally) -> None:
+    """What the upstream layer costs tcp_output.o: measured, printed."""
+    try:
+        rows = bloat.production_cost(settings)
+    except HarnessError as error:
+        print(f'FAIL production cost: {error}')
+        tally.add(False)
+        return
+    for row in rows:
+        print(f'cost of the upstream layer, {bloat.OBJECT}, {row.line()}')
+        print('\n'.join('     ' + line for line in row.report.splitlines()))
+    tally.add(all(row.delta is not None for row in rows))
 
 
 def bisectable_step(settings: Settings, tally: Tally) -> None:

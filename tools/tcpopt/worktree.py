@@ -194,9 +194,10 @@ def copy_tree(source: Path, target: Path) -> Path:
 
 
 def base_identity(base: Path) -> str:
-    """What a base tree holds: pristine/'s tarball stamp, or src/'s state
-    (its tarball and series)."""
-    for name in (STAMP, STATE):
+    """What a base tree holds: src/'s state (its tarball and series), or
+    pristine/'s tarball stamp. The state goes first: src/ may carry a copy
+    of the stamp, which says nothing of the series."""
+    for name in (STATE, STAMP):
         if (base / name).is_file():
             return (base / name).read_text()
     raise HarnessError(f'{base} has no {STAMP} or {STATE}: run ./run.sh '

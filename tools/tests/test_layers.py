@@ -109,5 +109,20 @@ class KnownExceptionTest(unittest.TestCase):
             self.assertEqual(match.group(1), 'tcp: x', prefix)
 
 
+
+class BaseIdentityTest(unittest.TestCase):
+    def test_src_state_wins_over_a_copied_pristine_stamp(self) -> None:
+        import tempfile
+        from tcpopt import worktree
+        with tempfile.TemporaryDirectory() as tmp:
+            src = Path(tmp)
+            (src / worktree.STAMP).write_text('tarball')
+            (src / worktree.STATE).write_text('tarball + series v2')
+            self.assertEqual(worktree.base_identity(src),
+                             'tarball + series v2')
+            (src / worktree.STATE).unlink()
+            self.assertEqual(worktree.base_identity(src), 'tarball')
+
+
 if __name__ == '__main__':
     unittest.main()
