@@ -1398,6 +1398,7 @@ static int tcp_opt_test_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->skb);
 
 	write_pnet(&env->tp->inet_conn.icsk_inet.sk.sk_net, env->net);
+	tcp_opt_init_sock_lock((struct sock *)env->tp);
 #if IS_ENABLED(CONFIG_MPTCP)
 	env->subflow = kunit_kzalloc(test, sizeof(*env->subflow), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->subflow);
@@ -1918,12 +1919,16 @@ static int tcp_opt_mss_delta(struct tcp_opt_env *env,
 			     const struct tcp_opt_input *in)
 {
 	struct sock *sk = &env->tp->inet_conn.icsk_inet.sk;
+	unsigned int mss;
 
 	env->tp->mss_cache = EST_MSS_CACHE;
 	env->tp->tcp_header_len =
 		tcp_opt_est_header_len(in->ts, in->active_open,
 				       tcp_opt_child_key_len(env, in));
-	return EST_MSS_CACHE - (int)tcp_current_mss(sk);
+	tcp_opt_lock_sock(sk);
+	mss = tcp_current_mss(sk);
+	tcp_opt_unlock_sock(sk);
+	return EST_MSS_CACHE - (int)mss;
 }
 
 /* The invariants every layout must hold, whatever its inputs: nothing
@@ -2751,6 +2756,7 @@ static void tcp_opt_reset(struct tcp_opt_env *env)
 	memset(env->skb, 0, sizeof(*env->skb));
 	memset(&env->fo_req, 0, sizeof(env->fo_req));
 	write_pnet(&env->tp->inet_conn.icsk_inet.sk.sk_net, env->net);
+	tcp_opt_init_sock_lock((struct sock *)env->tp);
 }
 
 static void tcp_opt_sweep_one(struct kunit *test,
@@ -3179,9 +3185,9 @@ static void tcp_opt_mss_test(struct kunit *test)
 	if (c->route_mtu)
 		tcp_opt_route_set(test, sk, c);
 
-	rcu_read_lock();
+	tcp_opt_lock_sock(sk);
 	got = tcp_sync_mss(sk, c->pmtu);
-	rcu_read_unlock();
+	tcp_opt_unlock_sock(sk);
 	KUNIT_EXPECT_EQ_MSG(test, got, c->want_sync,
 			    "case %s: tcp_sync_mss(): MTU %u, IP header %u, peer MSS %u, IP options %u, tcp_header_len %u, max_window %u, search_low %u",
 			    c->name, c->pmtu, c->net_header_len, c->mss_clamp,
@@ -3199,9 +3205,9 @@ static void tcp_opt_mss_test(struct kunit *test)
 				    c->name, c->search_high, c->pmtu);
 	if (c->max_window_after)
 		env->tp->max_window = c->max_window_after;
-	rcu_read_lock();
+	tcp_opt_lock_sock(sk);
 	got = tcp_current_mss(sk);
-	rcu_read_unlock();
+	tcp_opt_unlock_sock(sk);
 	RCU_INIT_POINTER(sk->sk_dst_cache, NULL);
 	KUNIT_EXPECT_EQ_MSG(test, got, c->want_current,
 			    "case %s: tcp_current_mss(): tcp_header_len %u, TS %d, route MTU %u, max_window %u",

@@ -86,16 +86,41 @@ static bool tcp_opt_key_is_none(const struct tcp_opt_key *k)
 #endif
 }
 
+/* The transmit path holds the socket lock (bh_lock_sock() in softirq), which
+ * tcp_get_current_key(), __sk_dst_get() and the writer's TCP-AO branch
+ * check with lockdep_sock_is_held(). The zeroed socket's spinlock gets a
+ * lockdep class from tcp_opt_init_sock_lock().
+ */
+static void tcp_opt_init_sock_lock(struct sock *sk)
+{
+	spin_lock_init(&sk->sk_lock.slock);
+}
+
+static void tcp_opt_lock_sock(const struct sock *sk)
+{
+	spin_lock_bh(&((struct sock *)sk)->sk_lock.slock);
+}
+
+static void tcp_opt_unlock_sock(const struct sock *sk)
+{
+	spin_unlock_bh(&((struct sock *)sk)->sk_lock.slock);
+}
+
 static unsigned int tcp_opt_syn_options(struct sock *sk, struct sk_buff *skb,
 					struct tcp_out_options *opts,
 					struct tcp_opt_key *k)
 {
+	unsigned int size;
+
+	tcp_opt_lock_sock(sk);
 #ifdef TCP_OPT_HAVE_TCP_KEY
 	tcp_get_current_key(sk, &k->key);
-	return tcp_syn_options(sk, skb, opts, &k->key);
+	size = tcp_syn_options(sk, skb, opts, &k->key);
 #else
-	return tcp_syn_options(sk, skb, opts, &k->md5);
+	size = tcp_syn_options(sk, skb, opts, &k->md5);
 #endif
+	tcp_opt_unlock_sock(sk);
+	return size;
 }
 
 static unsigned int
@@ -105,6 +130,7 @@ tcp_opt_synack_options(const struct sock *sk, struct request_sock *req,
 		       struct tcp_fastopen_cookie *foc,
 		       enum tcp_synack_type synack_type)
 {
+	/* tcp_make_synack() does not lock the listener */
 #ifdef TCP_OPT_HAVE_TCP_KEY
 	return tcp_synack_options(sk, req, mss, skb, opts, &k->key, foc,
 				  synack_type, NULL);
@@ -119,12 +145,17 @@ static unsigned int tcp_opt_established_options(struct sock *sk,
 						struct tcp_out_options *opts,
 						struct tcp_opt_key *k)
 {
+	unsigned int size;
+
+	tcp_opt_lock_sock(sk);
 #ifdef TCP_OPT_HAVE_TCP_KEY
 	tcp_get_current_key(sk, &k->key);
-	return tcp_established_options(sk, skb, opts, &k->key);
+	size = tcp_established_options(sk, skb, opts, &k->key);
 #else
-	return tcp_established_options(sk, skb, opts, &k->md5);
+	size = tcp_established_options(sk, skb, opts, &k->md5);
 #endif
+	tcp_opt_unlock_sock(sk);
+	return size;
 }
 
 static void tcp_opt_options_write(struct tcphdr *th, struct tcp_sock *tp,
@@ -132,11 +163,16 @@ static void tcp_opt_options_write(struct tcphdr *th, struct tcp_sock *tp,
 				  struct tcp_out_options *opts,
 				  struct tcp_opt_key *k)
 {
+	/* A SYN-ACK goes out with no socket to lock (tp is NULL) */
+	if (tp)
+		tcp_opt_lock_sock((struct sock *)tp);
 #ifdef TCP_OPT_HAVE_TCP_KEY
 	tcp_options_write(th, tp, req ? tcp_rsk(req) : NULL, opts, &k->key);
 #else
 	tcp_options_write(th, tp, opts);
 #endif
+	if (tp)
+		tcp_opt_unlock_sock((struct sock *)tp);
 }
 
 #ifdef CONFIG_TCP_MD5SIG

@@ -18,7 +18,7 @@ from typing import (IO, Callable, Iterator, List, NoReturn, Optional,
 
 from . import (bisect_demo, bisectable, bloat, checkpatch, compare, deps,
                dissect, kconfig_matrix, kernel, ktap, layouts, mutants, mutate,
-               plain, series, sweep, worktree)
+               plain, sanitize, series, sweep, worktree)
 from . import accel, backports, bench, capture, steptime, workdir
 from .errors import HarnessError, SetupError, UsageError, no_space
 from .expected import expected_cases, filter_problem
@@ -553,8 +553,8 @@ def sanitize_step(settings: Settings, tally: Tally,
     for report in reports:
         print('\n' + report.render())
     ok = verdict.ok and not reports
-    print(f'\n{"PASS" if ok else "FAIL"} {settings.tree} with KASAN, UBSAN '
-          f'and KFENCE: {len(reports)} sanitizer reports in '
+    print(f'\n{"PASS" if ok else "FAIL"} {settings.tree} with KASAN, UBSAN, '
+          f'KFENCE and lockdep: {sanitize.counts(reports)} splats in '
           f'{worktree.display(log)}', flush=True)
     tally.add(verdict.ok)
     tally.add(not reports)
@@ -647,7 +647,7 @@ ALL_HEAVY_STEPS = ('bloat', 'plain', 'kconfig', 'bisectable', 'mutants',
 
 
 def tree_steps(settings: Settings, tally: Tally, demo: bool,
-               every: bool = False) -> list:
+               every: bool = False, debug: bool = False) -> list:
     """What the test command checks on one tree, in order: the KUnit
     suites and every check of their output, the series check and the
     export on each tree; the build-heavy steps HEAVY_STEPS names for it
@@ -705,10 +705,10 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool,
         steps.append(('bisect-demo', f'git bisect run tools/bisect-layout on '
                       f'a synthetic {tree} history',
                       lambda: bisect_demo_step(settings, tally)))
-    if demo:
+    if debug:
         sanitized = dataclasses.replace(settings, sanitize=True)
-        steps.append(('sanitize', f'KUnit suites on {tree} with KASAN, UBSAN '
-                      'and KFENCE (./run.sh --sanitize)',
+        steps.append(('sanitize', f'KUnit suites on {tree} with KASAN, UBSAN, '
+                      'KFENCE and lockdep: no splat (./run.sh --sanitize)',
                       lambda: sanitize_step(sanitized, tally)))
     return steps
 
@@ -717,9 +717,9 @@ def cmd_test(trees: List[Settings], quick: bool = False,
              every: bool = False) -> int:
     """Host tests once, then every step on every tree.
 
-    The sanitizer build (and with @every the bisect demonstration, which
-    proves a helper that is the same code for every tree) runs on the
-    first (default) tree only. Each step is timed (build, boot, ccache)
+    The debug build (KASAN, UBSAN, KFENCE and lockdep) runs on the last
+    tree named, the newest; with @every the bisect demonstration, which
+    proves a helper that is the same code for every tree, on the first. Each step is timed (build, boot, ccache)
     into <work dir>/test-steps.md, and stopped once past its budget
     (steptime.budget()).
     """
@@ -728,8 +728,9 @@ def cmd_test(trees: List[Settings], quick: bool = False,
               lambda: unit_test_step(tally))]
     for index, settings in enumerate(trees):
         demo = index == 0 and not quick
+        debug = index == len(trees) - 1 and not quick
         steps += [(step, title, settings, fn) for step, title, fn in
-                  tree_steps(settings, tally, demo, every)]
+                  tree_steps(settings, tally, demo, every, debug)]
     times: List[steptime.StepTime] = []
     ccache_dir = trees[0].ccache_dir
     header = {'date': time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()),
@@ -829,29 +830,30 @@ def tree_order(name: str) -> tuple:
     return tuple(int(part) for part in name.split('.'))
 
 
-def step_titles(tree: str, demo: bool) -> List[str]:
+def step_titles(tree: str, debug: bool = False) -> List[str]:
     settings = Settings(tree, Path('<work dir>'))
-    return [title for _, title, _ in tree_steps(settings, Tally(), demo)]
+    return [title for _, title, _ in
+            tree_steps(settings, Tally(), demo=False, debug=debug)]
 
 
 def test_help() -> str:
     """The test command's steps for --help, from tree_steps() itself, so
     the help cannot fall behind them."""
-    every = step_titles(DEFAULT_TREE, demo=True)
-    common = len(every) - len(HEAVY_STEPS[DEFAULT_TREE]) - 1
+    last = TEST_TREES[-1]
+    every = step_titles(DEFAULT_TREE)
+    common = len(every) - len(HEAVY_STEPS[DEFAULT_TREE])
     lines = ['the test command, in order:', '  1. host tool unit tests',
              f'  on every tree ({", ".join(TEST_TREES)}), here '
              f'{DEFAULT_TREE}:']
     lines += [f'  {n}. {title}' for n, title in
               enumerate(every[:common], 2)]
     for tree in TEST_TREES:
-        heavy = step_titles(tree, demo=False)[common:]
+        heavy = step_titles(tree)[common:]
         lines.append(f'  then on {tree}:' if heavy else
                      f'  on {tree}, no build-heavy step')
         lines += [f'  - {title}' for title in heavy]
-    lines.append(f'  on the first tree only ({DEFAULT_TREE}), unless '
-                 '--quick:')
-    lines += [f'  - {title}' for title in every[-1:]]
+    lines.append(f'  on the last tree ({last}), unless --quick:')
+    lines += [f'  - {title}' for title in step_titles(last, debug=True)[-1:]]
     lines.append('  --all-steps: every build-heavy step on every tree named '
                  '(bloat, plain, kconfig, bisectable, mutants, mutate), and '
                  'the bisect demonstration on the first')

@@ -1,5 +1,5 @@
-"""--sanitize: the suites built with KASAN, UBSAN and KFENCE, and the
-kernel's console log scanned for their reports.
+"""--sanitize: the suites built with KASAN, UBSAN, KFENCE and lockdep, and
+the kernel's console log scanned for their reports (splats).
 
 Whether a sanitizer report fails the KUnit case it happened in depends on
 the tree and the sanitizer (a UBSAN report never does), so the raw log is
@@ -22,9 +22,26 @@ KCONFIG = [
     'CONFIG_UBSAN=y',
     'CONFIG_UBSAN_BOUNDS=y',
     'CONFIG_KFENCE=y',
+    # Lockdep and RCU checking, might_sleep() in atomic context, and
+    # freeing a live timer or work item: what the real callers' locking
+    # would show. (kmemleak reports only when a scan is asked for from
+    # user space, which a KUnit boot has none of: it is left out.)
+    'CONFIG_DEBUG_KERNEL=y',
+    'CONFIG_PROVE_LOCKING=y',
+    'CONFIG_PROVE_RCU=y',
+    'CONFIG_DEBUG_ATOMIC_SLEEP=y',
+    'CONFIG_DEBUG_OBJECTS=y',
+    'CONFIG_DEBUG_OBJECTS_FREE=y',
 ]
 
-START = re.compile(r'(BUG: KASAN: |BUG: KFENCE: |UBSAN: )')
+# Every splat opens with one of these: KASAN, KFENCE, UBSAN, and WARNING:
+# (lockdep's and RCU's reports, WARN_ON(), debugobjects) or BUG: (might_
+# sleep() and the rest).
+START = re.compile(r'(BUG: KASAN: |BUG: KFENCE: |UBSAN: |^WARNING: |^BUG: )')
+# lockdep and RCU underline their WARNING: title with a rule of '-'.
+UNDERLINE = re.compile(r'^-{20,}$')
+KINDS = (('KASAN', 'KASAN'), ('KFENCE', 'KFENCE'), ('UBSAN', 'UBSAN'),
+         ('lock', 'lockdep'), ('RCU', 'RCU'))
 # The KTAP result line that follows a report names the case it hit.
 RESULT = re.compile(r'^\s*(?:not )?ok \d+ (?:- )?(?P<name>[^#\s]+)')
 # KASAN and KFENCE close a report with a line of '='; UBSAN with '-' too.
@@ -38,6 +55,12 @@ class Report:
     title: str
     lines: List[str] = field(default_factory=list)
     case: str = ''                  # the KUnit case running, if known
+
+    @property
+    def kind(self) -> str:
+        """KASAN, KFENCE, UBSAN, lockdep, RCU, or other."""
+        return next((kind for word, kind in KINDS if word in self.title),
+                    'other')
 
     def render(self) -> str:
         where = f' (case {self.case})' if self.case else ''
@@ -70,7 +93,19 @@ class Scan:
                 report.case = report.case or result.group('name')
         if self.current is None:
             return
-        if RULE.match(line) or len(self.current.lines) >= MAX_LINES:
+        if self.current.title.startswith('WARNING: ') and \
+                UNDERLINE.match(line) and len(self.current.lines) < 2:
+            self.current.lines.append(line)
+        elif RULE.match(line) or len(self.current.lines) >= MAX_LINES:
             self.current = None
         else:
             self.current.lines.append(line)
+
+
+def counts(reports: List[Report]) -> str:
+    """'2 (lockdep 1, RCU 1)': how many splats, of which kinds."""
+    kinds: dict = {}
+    for report in reports:
+        kinds[report.kind] = kinds.get(report.kind, 0) + 1
+    detail = ', '.join(f'{kind} {n}' for kind, n in sorted(kinds.items()))
+    return f'{len(reports)}' + (f' ({detail})' if detail else '')

@@ -43,7 +43,30 @@ class ScanTest(unittest.TestCase):
 
     def test_clean_log_has_no_report(self) -> None:
         self.assertEqual(scan(['ok 1 valid_syn_20_bytes\n',
-                                        'BUG: unrelated text\n']), [])
+                               '    # note: not a BUG: at line start\n']),
+                         [])
+
+    def test_lockdep_and_rcu_splats_keep_their_underlined_title(self) -> None:
+        reports = scan([
+            '[    3.1] ============================================\n',
+            '[    3.1] WARNING: possible recursive locking detected\n',
+            '[    3.1] 7.3.4 #1 Not tainted\n',
+            '[    3.1] --------------------------------------------\n',
+            '[    3.1] kunit_try_catch/52 is trying to acquire lock:\n',
+            '[    3.2] =============================\n',
+            '[    3.2] WARNING: suspicious RCU usage\n',
+            '[    3.2] -----------------------------\n',
+            '[    3.2] include/net/sock.h:2198 suspicious usage!\n',
+            '[    3.3] BUG: sleeping function called from invalid context\n',
+            'ok 1 syn_mss_first\n'])
+        self.assertEqual([r.kind for r in reports], ['lockdep', 'RCU', 'other'])
+        self.assertIn('kunit_try_catch/52 is trying to acquire lock:',
+                      reports[0].lines)
+        self.assertIn('include/net/sock.h:2198 suspicious usage!',
+                      reports[1].lines)
+        self.assertEqual(sanitize.counts(reports),
+                         '3 (RCU 1, lockdep 1, other 1)')
+        self.assertEqual(sanitize.counts([]), '0')
 
     def test_runaway_report_is_capped(self) -> None:
         lines = ['BUG: KFENCE: out-of-bounds read in f\n'] + \
