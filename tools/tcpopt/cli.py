@@ -19,7 +19,7 @@ from typing import (IO, Callable, Iterator, List, NoReturn, Optional,
 from . import (bisect_demo, bisectable, bloat, checkpatch, compare, deps,
                dissect, kconfig_matrix, kernel, ktap, layouts, mutants, mutate,
                plain, sanitize, series, sweep, worktree)
-from . import accel, backports, bench, capture, steptime, workdir
+from . import accel, backports, bench, capture, hotpath, steptime, workdir
 from .errors import HarnessError, SetupError, UsageError, no_space
 from .expected import expected_cases, filter_problem
 from .report import (Verdict, as_json, failure_details, judge, layout_table,
@@ -812,6 +812,26 @@ def cmd_clean(trees: List[Settings], keep_build: bool) -> int:
     return EXIT_OK
 
 
+def cmd_hot_path(settings: Settings) -> int:
+    """The hot-path benchmark alone, with its verdict."""
+    from . import perfreport
+    with worktree.locked(settings):
+        worktree.prepare(settings)
+        worktree.ensure_pristine(settings)
+        hot = hotpath.measure(settings, accel.choose(settings.build_dir),
+                              scale=False)
+    if hot.problem:
+        print(f'FAIL hot path: {hot.problem}')
+        return EXIT_FAILED
+    for cells in perfreport.hot_cells(hot):
+        print('  '.join(cells))
+    for note in hot.notes:
+        print(note)
+    result = hotpath.verdict(hot.comparisons)
+    print(result.line())
+    return EXIT_OK if result.ok else EXIT_FAILED
+
+
 def cmd_bench(settings: Settings, costs: bool = False,
               argv: Optional[List[str]] = None) -> int:
     return bench.main(settings, argv or ['bench'], costs=costs)
@@ -1032,6 +1052,9 @@ def add_bench_opts(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--kunitconfig-costs', action='store_true',
                         help='also build without each .kunitconfig option '
                         'and report what it costs')
+    parser.add_argument('--hot-path', action='store_true',
+                        help='only the hot path, pristine against patched, '
+                        'with its verdict (median ratio <= 1.02)')
 
 
 # command: (what it does, its option groups). Every command takes --tree.
@@ -1281,6 +1304,8 @@ def dispatch(args: argparse.Namespace, argv: List[str]) -> int:
                           MUTATION_SEED if args.seed is None
                           else args.seed, args.list, args.ids)
     if args.command == 'bench':
+        if args.hot_path:
+            return cmd_hot_path(trees[0])
         return cmd_bench(trees[0], costs=args.kunitconfig_costs, argv=argv)
     return COMMANDS[args.command](trees[0])
 

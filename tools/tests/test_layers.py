@@ -124,5 +124,28 @@ class BaseIdentityTest(unittest.TestCase):
             self.assertEqual(worktree.base_identity(src), 'tarball')
 
 
+class HotPathVerdictTest(unittest.TestCase):
+    @staticmethod
+    def rows(factor: float) -> list:
+        from tcpopt import hotpath
+        stride = hotpath.ROUND_STRIDE
+        pristine = {r * stride: 100.0 + r for r in range(5)}
+        patched = {rep: ns * factor for rep, ns in pristine.items()}
+        return [hotpath.Comparison('ack_ts', 'established', pristine,
+                                   patched)]
+
+    def test_two_percent_passes_and_five_fails(self) -> None:
+        from tcpopt import hotpath
+        self.assertTrue(hotpath.verdict(self.rows(1.02)).ok)
+        slow = hotpath.verdict(self.rows(1.05))
+        self.assertFalse(slow.ok)
+        self.assertIn('FAIL hot path: median patched/pristine 1.050 over 5',
+                      slow.line())
+
+    def test_no_sample_is_no_pass(self) -> None:
+        from tcpopt import hotpath
+        self.assertFalse(hotpath.verdict([]).ok)
+
+
 if __name__ == '__main__':
     unittest.main()
