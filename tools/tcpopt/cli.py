@@ -19,7 +19,8 @@ from typing import (IO, Callable, Iterator, List, NoReturn, Optional,
 from . import (bisect_demo, bisectable, bloat, checkpatch, compare, deps,
                dissect, kconfig_matrix, kernel, ktap, layouts, mutants, mutate,
                plain, sanitize, series, sweep, worktree)
-from . import accel, backports, bench, capture, hotpath, steptime, workdir
+from . import (accel, backports, bench, buildcheck, capture, hotpath,
+               steptime, workdir)
 from .errors import HarnessError, SetupError, UsageError, no_space
 from .expected import expected_cases, filter_problem
 from .report import (Verdict, as_json, failure_details, judge, layout_table,
@@ -268,6 +269,14 @@ def cmd_series(settings: Settings, action: str,
         print(f'kernel-patches/{settings.tree}: {len(written)} patches '
               'regenerated from kunit/')
         return 0
+    if action == 'build-check':
+        with worktree.locked(settings):
+            results = buildcheck.check(settings)
+        for result in results:
+            print(result.line())
+            for line in result.diagnostics[:5]:
+                print(f'    {line}')
+        return 0 if all(r.ok for r in results) else 1
     if action == 'export':
         who = series.user_identity(REPO)
         with worktree.locked(settings):
@@ -881,7 +890,8 @@ def test_help() -> str:
 
 
 # Options that exclude each other: the first would silently win.
-EXCLUSIVE = (('regen', 'export'), ('compare', 'update'),
+EXCLUSIVE = (('regen', 'export'), ('regen', 'build_check'),
+             ('export', 'build_check'), ('compare', 'update'),
              ('compare', 'inject'), ('compare', 'tree'), ('source', 'tree'))
 # Exit status, as kunit.py's.
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -1016,6 +1026,10 @@ def add_series_opts(parser: argparse.ArgumentParser) -> None:
                         'DIR/net/ [PATCH net] and the rest of upstream/ as '
                         'DIR/net-next/ [PATCH net-next n/m]), then run '
                         'checkpatch.pl --strict and get_maintainer.pl')
+    parser.add_argument('--build-check', action='store_true',
+                        help='build the objects each patch of the upstream '
+                        'layer touches with W=1 under gcc and clang-19, '
+                        'patch by patch; any warning fails')
     parser.add_argument('--trailer', action='append', default=[],
                         metavar="'KEY: VALUE'",
                         help='with --export: add this trailer to every '
@@ -1296,7 +1310,8 @@ def dispatch(args: argparse.Namespace, argv: List[str]) -> int:
         return cmd_run(trees[0], _existing(args.inject), output)
     if args.command == 'series':
         action = 'regen' if args.regen else \
-            'export' if args.export else 'check'
+            'export' if args.export else \
+            'build-check' if args.build_check else 'check'
         return cmd_series(trees[0], action, args.export and
                           args.export.expanduser().resolve(), args.trailer)
     if args.command == 'mutate':

@@ -1,0 +1,122 @@
+"""Each upstream patch builds with W=1, under gcc and clang, warning-free.
+
+netdev's patch bot builds every patch of a series with W=1 under gcc and
+clang and flags new warnings in the objects it touches. This does the
+same offline: the pristine tree, then each patch of the upstream layer
+committed on top in the git base (as the export does), and after each one
+the touched objects (tcp_output.o and the new test objects) rebuilt with
+W=1 in two build dirs configured from the main build's .config, one for
+gcc and one for clang-19 (Debian 12's newest, LLVM=-19). A patch passes
+when neither compiler prints a warning or an error for its objects.
+
+    ./run.sh series --tree 7.3 --build-check
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List
+
+from . import series
+from .errors import HarnessError, SetupError
+from .kernel import build_env
+from .settings import UPSTREAM_LAYER, Settings
+from .worktree import log, read_series
+
+COMPILERS = {'gcc': ['CC=gcc'], 'clang': ['LLVM=-19']}
+CLANG_PACKAGES = 'clang-19 lld-19 llvm-19'
+DIAGNOSTIC = re.compile(r'(warning|error):')
+WHO = series.Identity('Build Check', 'build-check@example.invalid')
+
+
+@dataclass
+class BuildResult:
+    patch: str              # 'pristine' or the patch's file name
+    compiler: str
+    objects: List[str]
+    diagnostics: List[str]
+
+    @property
+    def ok(self) -> bool:
+        return not self.diagnostics
+
+    def line(self) -> str:
+        verdict = 'PASS' if self.ok else 'FAIL'
+        return (f'{verdict} W=1 {self.compiler:5} {self.patch}: '
+                f'{" ".join(self.objects)}, '
+                f'{len(self.diagnostics)} warnings or errors')
+
+
+def check_compilers() -> None:
+    for tool in ('clang-19', 'ld.lld-19', 'llvm-ar-19'):
+        if not shutil.which(tool):
+            raise SetupError(f'{tool} is missing: apt-get install '
+                             f'{CLANG_PACKAGES}')
+
+
+def touched_objects(repo: Path) -> List[str]:
+    """tcp_output.o, and the upstream tests' objects once they exist."""
+    tests = sorted((repo / 'net/ipv4/tests').glob('*.c'))
+    return ['net/ipv4/tcp_output.o'] + \
+        [str(p.relative_to(repo).with_suffix('.o')) for p in tests]
+
+
+def configure(settings: Settings, repo: Path, out: Path,
+              flags: List[str]) -> None:
+    config = settings.build_dir / '.config'
+    if not config.is_file():
+        raise HarnessError(f'{config} is missing: run ./run.sh --tree '
+                           f'{settings.tree} first')
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(config, out / '.config')
+    run_make(settings, repo, out, flags, ['olddefconfig'])
+
+
+def run_make(settings: Settings, repo: Path, out: Path, flags: List[str],
+             targets: List[str]) -> subprocess.CompletedProcess:
+    return subprocess.run(['make', '-s', '-C', str(repo), f'O={out}',
+                           'ARCH=x86_64', *flags, *targets],
+                          env=build_env(settings), capture_output=True,
+                          text=True, check=False)
+
+
+def build(settings: Settings, repo: Path, label: str) -> List[BuildResult]:
+    results = []
+    objects = touched_objects(repo)
+    for name, flags in COMPILERS.items():
+        out = settings.tree_dir / 'buildcheck' / name
+        for obj in objects:
+            (out / obj).unlink(missing_ok=True)
+        proc = run_make(settings, repo, out, flags + ['W=1'], objects)
+        lines = (proc.stdout + proc.stderr).splitlines()
+        found = [line for line in lines if DIAGNOSTIC.search(line)]
+        if proc.returncode and not found:
+            found = [f'make exited {proc.returncode}: '
+                     f'{(lines or ["?"])[-1]}']
+        results.append(BuildResult(label, name, objects, found))
+    return results
+
+
+def check(settings: Settings) -> List[BuildResult]:
+    """The pristine tree, then every upstream patch, each compiler."""
+    check_compilers()
+    patches = [p for p in read_series(settings.patch_dir)
+               if p.parent.name == UPSTREAM_LAYER] or \
+        read_series(settings.patch_dir)
+    repo = series.ensure_git_base(settings)
+    series.reset_to_base(repo)
+    for name, flags in COMPILERS.items():
+        configure(settings, repo, settings.tree_dir / 'buildcheck' / name,
+                  flags)
+    log('build check: the pristine tree')
+    results = build(settings, repo, 'pristine')
+    for patch in patches:
+        series.commit_patches(settings, repo, [patch], WHO)
+        log(f'build check: {patch.name}')
+        results += build(settings, repo, patch.name)
+    series.reset_to_base(repo)
+    return results
