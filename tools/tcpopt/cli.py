@@ -269,6 +269,15 @@ def cmd_series(settings: Settings, action: str,
         print(f'kernel-patches/{settings.tree}: {len(written)} patches '
               'regenerated from kunit/')
         return 0
+    if action == 'cost':
+        if not settings.layered:
+            raise UsageError(f'--cost: kernel-patches/{settings.tree} has no '
+                             'upstream layer (7.3 has)')
+        tally = Tally()
+        with worktree.locked(settings):
+            worktree.prepare(settings)
+            cost_step(settings, tally)
+        return 0 if tally.failed == 0 else 1
     if action == 'build-check':
         with worktree.locked(settings):
             results = buildcheck.check(settings)
@@ -891,7 +900,8 @@ def test_help() -> str:
 
 # Options that exclude each other: the first would silently win.
 EXCLUSIVE = (('regen', 'export'), ('regen', 'build_check'),
-             ('export', 'build_check'), ('compare', 'update'),
+             ('export', 'build_check'), ('cost', 'regen'), ('cost', 'export'),
+             ('cost', 'build_check'), ('compare', 'update'),
              ('compare', 'inject'), ('compare', 'tree'), ('source', 'tree'))
 # Exit status, as kunit.py's.
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -1030,6 +1040,10 @@ def add_series_opts(parser: argparse.ArgumentParser) -> None:
                         help='build the objects each patch of the upstream '
                         'layer touches with W=1 under gcc and clang-19, '
                         'patch by patch; any warning fails')
+    parser.add_argument('--cost', action='store_true',
+                        help="what the upstream layer costs tcp_output.o: "
+                        'bloat-o-meter and .text against the pristine tree '
+                        'plus the fixes, CONFIG_KUNIT off and on')
     parser.add_argument('--trailer', action='append', default=[],
                         metavar="'KEY: VALUE'",
                         help='with --export: add this trailer to every '
@@ -1311,7 +1325,8 @@ def dispatch(args: argparse.Namespace, argv: List[str]) -> int:
     if args.command == 'series':
         action = 'regen' if args.regen else \
             'export' if args.export else \
-            'build-check' if args.build_check else 'check'
+            'build-check' if args.build_check else \
+            'cost' if args.cost else 'check'
         return cmd_series(trees[0], action, args.export and
                           args.export.expanduser().resolve(), args.trailer)
     if args.command == 'mutate':
