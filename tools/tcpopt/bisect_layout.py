@@ -21,6 +21,8 @@ good or bad; --suites all adds the parser and live suites.
 
 from __future__ import annotations
 
+import dataclasses
+
 import argparse
 import hashlib
 import os
@@ -184,7 +186,9 @@ def set_up(tree: str) -> tuple[Settings, Path]:
         raise SetupError('qemu-system-x86_64 is missing: apt-get install '
                          'qemu-system-x86')
     try:
-        return Settings.create(tree), user_repo
+        # A bisected revision gets the harness layer, not the upstream one.
+        return dataclasses.replace(Settings.create(tree),
+                                   harness_only=True), user_repo
     except HarnessError as error:
         raise SetupError(str(error)) from None
 

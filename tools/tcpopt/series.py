@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .errors import HarnessError, UsageError
-from .settings import OVERLAY_DIR, TREE_KCONFIG, UPSTREAM_LAYER, Settings
+from .settings import (OVERLAY_DIR, TREE_KCONFIG, UPSTREAM_KCONFIG,
+                       UPSTREAM_LAYER, Settings)
 from .worktree import (write_atomic, display, log, kunit_sources, read_series,
                        remove_tree, replace_dir, tarball_identity,
                        ensure_pristine, fix_patches)
@@ -175,7 +176,8 @@ def kunitconfig_problems(settings: Settings, tree: Path) -> List[str]:
     if not shipped.is_file():
         return [f'the series adds no {OVERLAY_DIR}/.kunitconfig']
     want = options(settings.kunitconfig.read_text()) | \
-        set(TREE_KCONFIG.get(settings.tree, []))
+        set(TREE_KCONFIG.get(settings.tree, [])) | \
+        set(UPSTREAM_KCONFIG.get(settings.tree, []))
     have = options(shipped.read_text())
     problems = []
     if want - have:

@@ -28,7 +28,7 @@ TREE_KCONFIG = {
     # TCP-AO arrived in 6.7; on 6.12 the live suite's hmac(sha1) comes from
     # the crypto API (7.3's TCP-AO uses the SHA-1 library)
     '6.12': ['CONFIG_TCP_AO=y', 'CONFIG_CRYPTO_HMAC=y', 'CONFIG_CRYPTO_SHA1=y'],
-    '7.3': ['CONFIG_TCP_AO=y', 'CONFIG_TCP_OUTPUT_KUNIT_TEST=y'],
+    '7.3': ['CONFIG_TCP_AO=y'],
 }
 DEFAULT_TREE = '6.1'
 # The trees ./run.sh test covers when no --tree is given, and those it
@@ -39,6 +39,14 @@ ACCECN_SINCE = (6, 18)                  # the AccECN option (RFC 9768)
 # sample, every one killed or declared equivalent.
 MUTATION_SAMPLE = 20
 MUTATION_SEED = 20261205
+# The upstream layer's own test symbol: built beside the harness's suites
+# where the tree has the layer (the main, mutants and debug builds), not
+# in the bench's stub trees or a bisected revision, which carry the
+# harness alone.
+UPSTREAM_KCONFIG = {
+    '7.3': ['CONFIG_TCP_OUTPUT_KUNIT_TEST=y'],
+}
+
 # The build-heavy steps of the test command, per tree. CI stops at 90
 # minutes, and on 2026-12-06 this machine compiled about 80 objects a
 # minute (docs/performance.md): a cold KUnit build took 13 to 17 minutes.
@@ -141,6 +149,9 @@ class Settings:
     # run --build_dir and --filter, as kunit.py spells them.
     build_override: Optional[Path] = None
     filter_glob: Optional[str] = None
+    # The tree carries the harness layer but not the upstream one (a
+    # bisected revision): the upstream test symbol is not asked for.
+    harness_only: bool = False
 
     @classmethod
     def create(cls, tree: str = DEFAULT_TREE,
@@ -179,7 +190,9 @@ class Settings:
     def kconfig_add(self) -> List[str]:
         """The tree's options, and the benchmark and the sanitizers when
         asked."""
-        return TREE_KCONFIG.get(self.tree, []) + \
+        upstream = [] if self.bench or self.harness_only else \
+            UPSTREAM_KCONFIG.get(self.tree, [])
+        return TREE_KCONFIG.get(self.tree, []) + upstream + \
             ([BENCH_KCONFIG] if self.bench else []) + \
             (SANITIZER_KCONFIG if self.sanitize else [])
 
