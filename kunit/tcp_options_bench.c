@@ -167,7 +167,7 @@ static void tcp_bench_hotpath_test(struct kunit *test)
 	KUNIT_EXPECT_NE(test, tcp_bench_sink, 0U);
 }
 
-#ifdef TCP_OPT_WORDS	/* included from tcp_options_test.c */
+#ifdef TCP_OPT_BENCH_WITH_SWEEP	/* included from tcp_options_test.c */
 /* The sweep with 1, 4 and 16 times as many MSS values, records unprinted. */
 static void tcp_bench_sweep_scale_test(struct kunit *test)
 {
@@ -201,7 +201,7 @@ static void tcp_bench_sweep_scale_test(struct kunit *test)
 
 static struct kunit_case tcp_opt_bench_test_cases[] = {
 	KUNIT_CASE_SLOW(tcp_bench_hotpath_test),
-#ifdef TCP_OPT_WORDS
+#ifdef TCP_OPT_BENCH_WITH_SWEEP
 	KUNIT_CASE_SLOW(tcp_bench_sweep_scale_test),
 #endif
 	{}
@@ -209,7 +209,7 @@ static struct kunit_case tcp_opt_bench_test_cases[] = {
 
 static struct kunit_suite tcp_opt_bench_suite = {
 	.name = "tcp_opt_bench",
-#ifdef TCP_OPT_WORDS
+#ifdef TCP_OPT_BENCH_WITH_SWEEP
 	.init = tcp_opt_test_init,
 	.exit = tcp_opt_test_exit,
 #endif

@@ -3263,7 +3263,10 @@ const u32 *tcp_opt_test_mptcp_row(const char *name, unsigned int *size)
 }
 
 #if IS_ENABLED(CONFIG_TCP_OPTIONS_KUNIT_BENCH)
-/* Slow, and off by default: the hot-path costs of the code above. */
+/* Slow, and off by default: the hot-path costs of the code above, and
+ * the sweep's scaling, which only this file can run.
+ */
+#define TCP_OPT_BENCH_WITH_SWEEP
 #include "tcp_options_bench.c"
 #endif
 
