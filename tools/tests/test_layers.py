@@ -147,5 +147,30 @@ class HotPathVerdictTest(unittest.TestCase):
         self.assertFalse(hotpath.verdict([]).ok)
 
 
+class BuildCheckTest(unittest.TestCase):
+    def test_a_warning_fails_the_patch(self) -> None:
+        import subprocess
+        import tempfile
+        from unittest import mock
+        from tcpopt import buildcheck
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = Path(tmp)
+            (repo / 'net/ipv4/tests').mkdir(parents=True)
+            (repo / 'net/ipv4/tests/x_kunit.c').write_text('')
+            warned = subprocess.CompletedProcess(
+                [], 0, '', 'net/ipv4/tcp_output.c:12:1: warning: no '
+                'previous prototype for tcp_x [-Wmissing-prototypes]\n')
+            clean = subprocess.CompletedProcess([], 0, '', '')
+            settings = Settings(tree='7.3', work_dir=Path(tmp) / 'work')
+            with mock.patch.object(buildcheck, 'run_make',
+                                   side_effect=[warned, clean]):
+                gcc, clang = buildcheck.build(settings, repo, 'p.patch')
+        self.assertEqual(gcc.objects, ['net/ipv4/tcp_output.o',
+                                       'net/ipv4/tests/x_kunit.o'])
+        self.assertFalse(gcc.ok)
+        self.assertTrue(gcc.line().startswith('FAIL W=1 gcc   p.patch'))
+        self.assertTrue(clang.ok)
+
+
 if __name__ == '__main__':
     unittest.main()
