@@ -175,13 +175,8 @@ static const struct syn_layout_case synack_layout_cases[] = {
 	},
 };
 
-static void syn_layout_desc(const struct syn_layout_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(syn_layout, syn_layout_cases, syn_layout_desc);
-KUNIT_ARRAY_PARAM(synack_layout, synack_layout_cases, syn_layout_desc);
+KUNIT_ARRAY_PARAM_DESC(syn_layout, syn_layout_cases, name);
+KUNIT_ARRAY_PARAM_DESC(synack_layout, synack_layout_cases, name);
 
 static void expect_syn_layout(struct kunit *test,
 			      const struct syn_layout_case *c,
@@ -397,12 +392,7 @@ static const struct est_layout_case est_layout_cases[] = {
 	},
 };
 
-static void est_layout_desc(const struct est_layout_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(est_layout, est_layout_cases, est_layout_desc);
+KUNIT_ARRAY_PARAM_DESC(est_layout, est_layout_cases, name);
 
 static void established_layout_test(struct kunit *test)
 {
@@ -474,13 +464,7 @@ static const struct accecn_synack_case accecn_synack_cases[] = {
 	},
 };
 
-static void accecn_synack_desc(const struct accecn_synack_case *c,
-			       char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(accecn_synack, accecn_synack_cases, accecn_synack_desc);
+KUNIT_ARRAY_PARAM_DESC(accecn_synack, accecn_synack_cases, name);
 
 static void accecn_synack_test(struct kunit *test)
 {
@@ -629,12 +613,7 @@ static const struct write_case write_cases[] = {
 	},
 };
 
-static void write_desc(const struct write_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(write, write_cases, write_desc);
+KUNIT_ARRAY_PARAM_DESC(write, write_cases, name);
 
 KUNIT_DEFINE_ACTION_WRAPPER(sock_release_action, sock_release,
 			    struct socket *);

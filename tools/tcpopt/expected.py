@@ -13,7 +13,7 @@ from typing import Dict, List, Optional
 
 from .settings import BENCH_SOURCE, UPSTREAM_TESTS
 
-ARRAY_PARAM = re.compile(r'KUNIT_ARRAY_PARAM\(\s*(\w+)\s*,\s*(\w+)\s*,')
+ARRAY_PARAM = re.compile(r'KUNIT_ARRAY_PARAM(?:_DESC)?\(\s*(\w+)\s*,\s*(\w+)\s*,')
 ARRAY = re.compile(r'static const struct \w+ (\w+)\[\] = \{(.*?)\n\};', re.S)
 CASE_ARRAY = re.compile(r'static struct kunit_case (\w+)\[\] = \{(.*?)\n\};',
                         re.S)
