@@ -261,12 +261,15 @@ def render(report: Report) -> str:
             'all repetitions of all boots; the spread is the wider '
             'relative spread (max − min over median) of the two sides, '
             'with the range of the per-round ratios (the medians of two '
-            'adjacent boots) in brackets. The ratios are findings with no '
-            'verdict: their spread is wider than anything the series could '
-            'change. With the test options off, the zero-delta check of '
-            '`./run.sh test` (`tools/tcpopt/bloat.py`: `bloat-o-meter` and '
-            'the bytes of `.text`) already proves `tcp_output.o` identical '
-            'to the pristine tree\'s.\n\n'
+            'adjacent boots) in brackets. Row by row the ratios are '
+            'findings: their spread is wider than anything the series could '
+            'change; `./run.sh bench --hot-path` pools the paired per-round '
+            'ratios into a verdict (median at most 1.02). On 6.1 and 6.12, '
+            'with the test options off, the zero-delta check '
+            '(`tools/tcpopt/bloat.py`: `bloat-o-meter` and the bytes of '
+            '`.text`) proves `tcp_output.o` identical to the pristine '
+            'tree\'s; 7.3\'s upstream layer changes it on purpose '
+            '(`./run.sh series --tree 7.3 --cost`).\n\n'
             f'## Machine\n\n{machine}\n\n{body}\n')
 
 
