@@ -414,13 +414,17 @@ def cmd_mutate(settings: Settings, functions: Optional[List[str]],
                      f'{" ..." if len(result.failing) > 6 else ""}]'
                      if result.failing else ''))
         print(total.line())
-        if size is None and not functions and not ids:
-            out = settings.repo / 'docs' / 'mutation' / f'{settings.tree}.md'
+        group = mutate.group_of(functions)
+        if size is None and not ids and (not functions or group):
+            name = settings.tree + (f'-{group}' if group else '')
+            out = settings.repo / 'docs' / 'mutation' / f'{name}.md'
             out.parent.mkdir(parents=True, exist_ok=True)
             worktree.write_atomic(out, mutate.render(
                 settings, chosen, results, equivalents,
-                f'./run.sh mutate --tree {settings.tree}',
-                time.strftime('%Y-%m-%d'), machine_line(settings)))
+                f'./run.sh mutate --tree {settings.tree}'
+                + (f' --functions {group}' if group else ''),
+                time.strftime('%Y-%m-%d'), machine_line(settings),
+                functions))
             print(f'wrote {worktree.display(out)} '
                   f'({time.monotonic() - started:.0f} s this run)')
         alive = mutate.survivors(chosen, results, equivalents)
@@ -1012,7 +1016,10 @@ def add_mutate_opts(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--functions', type=lambda text: text.split(','),
                         metavar='F,...',
                         help='only these functions (default: all the '
-                        'targets in tools/tcpopt/mutate.py)')
+                        'targets in tools/tcpopt/mutate.py), or a group: '
+                        '"layout", the layout functions of the upstream '
+                        'series, whose run writes docs/mutation/<tree>-'
+                        'layout.md')
     parser.add_argument('--sample', type=positive, metavar='N',
                         help='N mutants picked with --seed')
     parser.add_argument('--seed', type=int, metavar='S',
@@ -1285,6 +1292,7 @@ def check_before_work(args: argparse.Namespace, settings: Settings) -> None:
             raise UsageError(problem)
     if args.command == 'mutate':
         mutate.check_arguments(args.functions, args.ids)
+        args.functions = mutate.expand(args.functions)
     if args.command == 'series':
         check_trailers(args.trailer, args.export)
 

@@ -84,13 +84,15 @@ SUITE_MACRO = re.compile(r'#define (\w+)\((\w+)\)[^\n]*\\\n'
 
 def suite_names(kunit_dir: Path) -> List[str]:
     """The suites a default run can boot (the benchmark's aside)."""
-    names: List[str] = []
-    for path in sources(kunit_dir):
-        source = path.read_text()
-        names += SUITE.findall(source)
-        for macro in SUITE_MACRO.finditer(source):
-            names += re.findall(rf'^{macro.group(1)}\((\w+)\);', source,
-                                re.M)
+    return [name for path in sources(kunit_dir)
+            for name in source_suites(path.read_text())]
+
+
+def source_suites(source: str) -> List[str]:
+    """The suites one source declares, plain or through a macro."""
+    names = SUITE.findall(source)
+    for macro in SUITE_MACRO.finditer(source):
+        names += re.findall(rf'^{macro.group(1)}\((\w+)\);', source, re.M)
     return names
 
 

@@ -19,7 +19,7 @@ parse them (tcp_input.c):
 Each mutant is applied to the mutant scratch tree (mutants.py), built
 incrementally, its object compared with the unmutated one (the same
 bytes: 'same-code', never booted), booted with the unit suites and then,
-if it survived them, the live suite (STAGES), and reversed. Its verdict
+if it survived them, the live suite (stages()), and reversed. Its verdict
 is 'killed' (the cases that failed are kept), 'survived', 'same-code' or
 'no-build'.
 Results are kept per mutant in <work>/<tree>/mutate/results.json under a
@@ -34,6 +34,7 @@ denominator; one that a case kills anyway is flagged in the report.
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import hashlib
 import json
 import random
@@ -46,10 +47,23 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from .errors import HarnessError, UsageError
-from .expected import case_names, expected_cases
+from .expected import (UPSTREAM_TESTS, case_names, expected_cases,
+                       source_suites, sources)
 from .report import judge
 from .settings import Settings
 from .worktree import ScratchTree, log, write_atomic
+
+# The layout functions the upstream series splits out of the
+# calculators (7.3), and the two helpers they share.
+LAYOUT_FUNCTIONS = (
+    'tcp_syn_options_layout', 'tcp_synack_options_layout',
+    'tcp_established_options_start', 'tcp_established_options_finish',
+    'tcp_options_header_delta', 'tcp_syn_common_layout',
+    'tcp_key_option_layout')
+
+# Names --functions takes for a set of functions; a run of one writes
+# its own report, docs/mutation/<tree>-<name>.md.
+GROUPS: Dict[str, Tuple[str, ...]] = {'layout': LAYOUT_FUNCTIONS}
 
 # The functions mutated, by file. Helpers they call in tcp_output.c are
 # listed too: what decides a layout or a size.
@@ -58,18 +72,25 @@ TARGETS: Dict[str, Tuple[str, ...]] = {
         'tcp_options_write', 'tcp_syn_options', 'tcp_synack_options',
         'tcp_established_options', 'tcp_current_mss', 'tcp_sync_mss',
         '__tcp_mtu_to_mss', 'tcp_mtu_to_mss', 'tcp_fastopen_opt_space',
-        'tcp_options_fit_accecn', 'tcp_accecn_option_beacon_check'),
+        'tcp_options_fit_accecn', 'tcp_accecn_option_beacon_check',
+        *LAYOUT_FUNCTIONS),
     'net/ipv4/tcp_input.c': ('tcp_parse_options',),
 }
 
-# A mutant boots in two stages: the unit suites, about 2 s under TCG,
-# then, only if none of their cases fails, the live suite on the same
-# kernel (kunit.py exec), about 4 s, and up to 10 s more when a mutant
-# stalls its connections. Most mutants die in the first stage, and their
-# report lists that stage's cases. Each stage gets the seconds here: a
+# A mutant boots in stages, each only if no case of the ones before it
+# failed, on the same kernel (kunit.py exec): on a tree with the two
+# layers the upstream suites first (what netdev would merge, measured
+# alone: their kills are theirs), then the harness's unit suites, about
+# 2 s under TCG, then the live suite, about 4 s, and up to 10 s more when
+# a mutant stalls its connections. A mutant's report lists the failing
+# cases of the stage that killed it. Each stage gets the seconds here: a
 # crashed case would make KUnit wait 300 s for it; a kernel stopped
-# before the end misses cases, and the mutant is killed.
-STAGES = (('tcp_opt_[!bl]*', 15), ('tcp_opt_live', 30))
+# before the end misses cases, and the mutant is killed. stages() checks
+# that each glob picks exactly its suites.
+UPSTREAM_STAGE = ('tcp_opt_[lw][ar]*', 15)
+UNIT_STAGE = ('tcp_opt_[!bl]*', 15)
+LAYERED_UNIT_STAGE = ('tcp_opt_[!blw]*', 15)
+LIVE_STAGE = ('tcp_opt_live', 30)
 # The verdict of a mutant whose object, debug info aside, is the
 # original's: equivalent by construction, never booted.
 SAME_CODE = 'same-code'
@@ -124,15 +145,17 @@ class Result:
     seconds: float = 0.0
     tests: str = ''         # tests_fingerprint() of the run
     compared: bool = False  # its object was compared with the original's
+    stage: str = ''         # the glob of the stage that killed it
 
 
 # --- finding the functions -------------------------------------------------
 
 def function_span(lines: Sequence[str], name: str) -> Optional[Tuple[int, int]]:
     """0-based first and last line of @name's body braces, or None.
-    A definition starts at column 0 and names the function before '('.
+    A definition starts at column 0 and names the function before '(',
+    on the line of its type or, kernel style, on a line of its own.
     """
-    head = re.compile(r'^[A-Za-z_].*\b' + re.escape(name) + r'\(')
+    head = re.compile(r'^(?:[A-Za-z_].*\b)?' + re.escape(name) + r'\(')
     for i, line in enumerate(lines):
         if not head.match(line) or line.rstrip().endswith(';'):
             continue
@@ -326,15 +349,31 @@ def tcpolen_twins(tree: Path) -> Dict[str, str]:
 IDENT = re.compile(r'(?P<function>\w+)-[0-9a-f]{8}')
 
 
+def expand(functions: Optional[Sequence[str]]) -> Optional[List[str]]:
+    """--functions with each group name replaced by its functions."""
+    if functions is None:
+        return None
+    return [n for name in functions for n in GROUPS.get(name, (name,))]
+
+
+def group_of(functions: Optional[Sequence[str]]) -> Optional[str]:
+    """The group these functions are, exactly, or None."""
+    for name, members in GROUPS.items():
+        if functions and list(functions) == list(members):
+            return name
+    return None
+
+
 def check_arguments(functions: Optional[Sequence[str]],
                     ids: Optional[Sequence[str]]) -> None:
     """--functions and --ids, checked before any tree is prepared: a
     name that is no target, or an id no mutant could have."""
     known = {n for names in TARGETS.values() for n in names}
-    unknown = sorted(set(functions or ()) - known)
+    unknown = sorted(set(functions or ()) - known - set(GROUPS))
     if unknown:
         raise UsageError(f'--functions: no such target {", ".join(unknown)} '
-                         f'(known: {", ".join(sorted(known))})')
+                         f'(known: {", ".join(sorted(known))}; groups: '
+                         f'{", ".join(GROUPS)})')
     malformed = [i for i in ids or () if not IDENT.fullmatch(i) or
                  IDENT.fullmatch(i).group('function') not in known]
     if malformed:
@@ -529,11 +568,36 @@ def run_one(settings: Settings, tree: ScratchTree, build: Path,
     return dataclasses.replace(verdict, seconds=seconds)
 
 
-def stage_cases(settings: Settings) -> List[List[str]]:
-    """The cases each of STAGES must report."""
-    live = case_names((settings.kunit_dir / LIVE_SOURCE).read_text())
-    every = expected_cases(settings.kunit_dir, settings.layered)
-    return [[name for name in every if name not in live], live]
+@dataclass(frozen=True)
+class Stage:
+    glob: str
+    seconds: int
+    cases: Tuple[str, ...]
+
+
+def stages(settings: Settings) -> List[Stage]:
+    """What a mutant boots, in order, and the cases each must report."""
+    kunit_dir = settings.kunit_dir
+    live = [kunit_dir / LIVE_SOURCE]
+    upstream = sorted((kunit_dir / UPSTREAM_TESTS).glob('*.c'))
+    units = [p for p in sources(kunit_dir, upstream=False) if p not in live]
+    plan = [(LAYERED_UNIT_STAGE if settings.layered else UNIT_STAGE, units),
+            (LIVE_STAGE, live)]
+    if settings.layered:
+        plan.insert(0, (UPSTREAM_STAGE, upstream))
+    every = [s for _, paths in plan for p in paths
+             for s in source_suites(p.read_text())]
+    out = []
+    for (glob, seconds), paths in plan:
+        mine = [s for p in paths for s in source_suites(p.read_text())]
+        picked = [s for s in every if fnmatch.fnmatchcase(s, glob)]
+        if sorted(picked) != sorted(mine):
+            raise HarnessError(f'mutate stage {glob!r} picks the suites '
+                               f'{", ".join(picked) or "none"}, not '
+                               f'{", ".join(mine)}: fix mutate.py\'s globs')
+        cases = [c for p in paths for c in case_names(p.read_text())]
+        out.append(Stage(glob, seconds, tuple(cases)))
+    return out
 
 
 def object_digest(build: Path, file: str) -> str:
@@ -570,7 +634,7 @@ def reference_objects(settings: Settings, tree: ScratchTree,
 def run_stages(settings: Settings, src: Path, build: Path, mutant: Mutant,
                reference: Dict[str, str]) -> Result:
     """Build; a mutant the compiler turns into the original object is
-    equivalent by construction (no boot). Otherwise boot STAGES."""
+    equivalent by construction (no boot). Otherwise boot the stages."""
     # mutants.py owns the scratch tree; imported here, not at the top,
     # so that listing mutants needs no kernel tooling.
     from . import mutants
@@ -579,18 +643,19 @@ def run_stages(settings: Settings, src: Path, build: Path, mutant: Mutant,
         return Result('no-build')
     if object_digest(build, mutant.file) == reference[mutant.file]:
         return Result(SAME_CODE, compared=True)
-    for (glob, timeout), due in zip(STAGES, stage_cases(settings)):
+    for stage in stages(settings):
         run = mutants.run_suites(settings, src, build, output,
-                                 timeout=timeout, filter_glob=glob,
-                                 action='exec')
+                                 timeout=stage.seconds,
+                                 filter_glob=stage.glob, action='exec')
         if run is None:     # kunit.py stopped before the kernel booted
             return Result('no-build', compared=True)
-        verdict = judge(run, due)
+        verdict = judge(run, list(stage.cases))
         failing = verdict.failed + verdict.missing
         if verdict.crashed and not failing:
             failing = ['(kernel crashed)']
         if failing:
-            return Result('killed', failing, compared=True)
+            return Result('killed', failing, compared=True,
+                          stage=stage.glob)
     return Result('survived', compared=True)
 
 
@@ -676,13 +741,27 @@ def survivors(mutants: List[Mutant], results: Dict[str, Result],
             results.get(m.ident, Result('')).verdict == 'survived']
 
 
+def upstream_line(mutants: List[Mutant], results: Dict[str, Result]) -> str:
+    """How many kills were the upstream suites' alone: their stage boots
+    first, so a mutant they kill never reaches the harness."""
+    killed = [results[m.ident] for m in mutants if m.ident in results
+              and results[m.ident].verdict == 'killed']
+    theirs = sum(r.stage == UPSTREAM_STAGE[0] for r in killed)
+    unknown = sum(not r.stage for r in killed)
+    return (f'The upstream suites alone (`{UPSTREAM_STAGE[0]}`, booted '
+            f'first) killed {theirs} of the {len(killed)} killed'
+            + (f'; {unknown} were killed before stages were recorded'
+               if unknown else '') + '.')
+
+
 def cell(text: str) -> str:
     return text.replace('|', '\\|').replace('\n', ' ')
 
 
 def render(settings: Settings, mutants: List[Mutant],
            results: Dict[str, Result], equivalents: Dict[str, str],
-           command: str, date: str, machine: str) -> str:
+           command: str, date: str, machine: str,
+           functions: Optional[Sequence[str]] = None) -> str:
     total = score(mutants, results, equivalents)
     seconds = sum(r.seconds for r in results.values())
     tests = tests_fingerprint(settings)
@@ -703,10 +782,15 @@ def render(settings: Settings, mutants: List[Mutant],
              'code*: equivalent by construction, never booted. Other '
              'equivalent mutants are declared, with a reason, in '
              f'`tools/mutation/{settings.tree}.equivalent`.', '']
+    if functions:
+        lines += ['Mutated: ' + ', '.join(f'`{f}()`' for f in functions)
+                  + ' (of `TARGETS`).', '']
     if total.flagged:
         lines += ['## Declared equivalent, but killed', '',
                   'A case fails with these; the declaration is wrong:', '']
         lines += [f'- `{ident}`' for ident in total.flagged] + ['']
+    if settings.layered:
+        lines += [upstream_line(mutants, results), '']
     alive = survivors(mutants, results, equivalents)
     lines += ['## Survivors', '']
     lines += [f'- `{m.ident}` {m.file}:{m.line} ({m.function}, {m.kind}): '

@@ -311,7 +311,8 @@ class StagesTest(unittest.TestCase):
         self.ktap = ktap
         self.settings = Settings(tree='6.1', work_dir=Path('/nonexistent'))
         self.calls = []
-        self.unit, self.live = mutate.stage_cases(self.settings)
+        self.unit, self.live = [list(stage.cases) for stage in
+                                mutate.stages(self.settings)]
         self.mutant = Mutant('f.c', 'f', 1, 1, 'delete', 'x;', ';')
 
     def fake_run(self, failing_stage):
@@ -372,6 +373,33 @@ class StagesTest(unittest.TestCase):
         self.assertEqual(len(self.calls), 2)
 
 
+class LayeredStagesTest(unittest.TestCase):
+    """On a tree with the two layers the upstream suites boot first,
+    alone, and each stage's glob picks exactly its own suites."""
+
+    def setUp(self):
+        self.stages = mutate.stages(Settings(tree='7.3',
+                                             work_dir=Path('/nonexistent')))
+
+    def test_upstream_first_then_units_then_live(self):
+        self.assertEqual([s.glob for s in self.stages],
+                         [mutate.UPSTREAM_STAGE[0],
+                          mutate.LAYERED_UNIT_STAGE[0],
+                          mutate.LIVE_STAGE[0]])
+        upstream, units, live = (set(s.cases) for s in self.stages)
+        self.assertIn('md5_drops_ts', upstream)
+        self.assertIn('live_ts_sack_ws', live)
+        self.assertNotIn('live_ts_sack_ws', units)
+
+    def test_a_glob_that_picks_another_stage_suites_is_an_error(self):
+        from unittest import mock
+        with mock.patch.object(mutate, 'LAYERED_UNIT_STAGE',
+                               ('tcp_opt_[!bl]*', 15)):
+            with self.assertRaisesRegex(HarnessError, 'tcp_opt_write'):
+                mutate.stages(Settings(tree='7.3',
+                                       work_dir=Path('/nonexistent')))
+
+
 class ObjectDigestTest(unittest.TestCase):
     """Two objects that differ only in debug info digest the same."""
 
@@ -423,3 +451,37 @@ class RealTreeTest(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+class GroupTest(unittest.TestCase):
+    """--functions layout names the upstream layout functions, and a run
+    of exactly them has its own report."""
+
+    def test_a_group_expands_to_its_functions(self):
+        self.assertEqual(mutate.expand(['layout', 'tcp_parse_options']),
+                         list(mutate.LAYOUT_FUNCTIONS) +
+                         ['tcp_parse_options'])
+        self.assertIsNone(mutate.expand(None))
+
+    def test_only_the_exact_group_is_a_group(self):
+        self.assertEqual(mutate.group_of(mutate.LAYOUT_FUNCTIONS), 'layout')
+        self.assertIsNone(mutate.group_of(mutate.LAYOUT_FUNCTIONS[:2]))
+        self.assertIsNone(mutate.group_of(None))
+
+    def test_the_upstream_line_counts_the_kills_of_its_stage(self):
+        mutants = [Mutant('f.c', 'f', i, 1, 'delete', f'x{i};', ';')
+                   for i in range(3)]
+        stages = (mutate.UPSTREAM_STAGE[0], mutate.LAYERED_UNIT_STAGE[0])
+        results = {mutants[0].ident: Result('killed', ['a'],
+                                            stage=stages[0]),
+                   mutants[1].ident: Result('killed', ['b'],
+                                            stage=stages[1]),
+                   mutants[2].ident: Result('survived')}
+        self.assertIn('killed 1 of the 2 killed',
+                      mutate.upstream_line(mutants, results))
+
+    def test_a_kernel_style_definition_is_found(self):
+        lines = ['static inline unsigned int', 'name(int a)', '{',
+                 '\treturn a;', '}', 'int other(void)', '{', '\tname(1);',
+                 '}']
+        self.assertEqual(mutate.function_span(lines, 'name'), (2, 4))
