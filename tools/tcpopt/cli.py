@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import fnmatch
 import json
 import os
 import re
@@ -20,9 +21,9 @@ from . import (bisect_demo, bisectable, bloat, checkpatch, compare, deps,
                dissect, kconfig_matrix, kernel, ktap, layouts, mutants, mutate,
                plain, sanitize, series, sweep, worktree)
 from . import (accel, backports, bench, buildcheck, capture, hotpath,
-               steptime, workdir)
+               steptime, twice, workdir)
 from .errors import HarnessError, SetupError, UsageError, no_space
-from .expected import expected_cases, filter_problem
+from .expected import expected_cases, filter_problem, suite_names
 from .report import (Verdict, as_json, failure_details, judge, layout_table,
                      raw_lines, summary)
 from .settings import (BACKPORTED, DEFAULT_SUITES, DEFAULT_TREE, HEAVY_STEPS,
@@ -583,8 +584,55 @@ def sanitize_step(settings: Settings, tally: Tally,
     return ok, verdict, run
 
 
+def twice_step(settings: Settings, tally: Tally) -> bool:
+    """Every suite twice in one boot of the debug kernel (twice.py): both
+    runs pass every case, and neither prints a splat."""
+    twice.check_tree(settings.source)
+    build = settings.build_dir
+    glob = settings.filter_glob or DEFAULT_SUITES
+    suites = [s for s in suite_names(settings.kunit_dir, settings.layered)
+              if fnmatch.fnmatchcase(s, glob.partition('.')[0])]
+    initrd = twice.pack(build, suites)
+    log, saved = build / 'test.log', build / 'test.log.first-boot'
+    if log.exists():
+        log.rename(saved)       # the sanitizer step's log stays test.log
+    try:
+        kernel.run_kunit(settings, settings.source, action='exec',
+                         qemu_config=twice.qemu_config(build, initrd))
+        if log.exists():
+            log.rename(build / 'twice.log')
+    finally:
+        if saved.exists():
+            saved.rename(log)
+    twice_log = build / 'twice.log'
+    if not twice_log.is_file():
+        raise HarnessError(f'--twice: kunit.py wrote no log in {build}')
+    with open(twice_log, errors='replace') as lines:
+        boot = twice.split(list(lines), suites)
+    due = [] if settings.filter_glob else \
+        expected_cases(settings.kunit_dir, settings.layered)
+    first, second = judge(boot.first, due), judge(boot.second, due)
+    reports = boot.splats.sanitizer
+    for report in reports:
+        print('\n' + report.render())
+    for name, verdict, run in (('boot', first, boot.first),
+                               ('debugfs', second, boot.second)):
+        print(f'{name} run: {summary(verdict, run)}')
+    for suite in boot.missing_suites:
+        print(f'no debugfs run file for {suite}')
+    ok = first.ok and second.ok and boot.done and \
+        not boot.missing_suites and not reports
+    print(f'\n{"PASS" if ok else "FAIL"} {settings.tree}: {len(suites)} '
+          f'suites twice in one boot, {len(second.passed)} cases passed the '
+          f'second time, {sanitize.counts(reports)} splats'
+          + ('' if boot.done else ', /init never finished')
+          + f' in {worktree.display(twice_log)}', flush=True)
+    tally.add(ok)
+    return ok
+
+
 def cmd_run(settings: Settings, inject: Optional[List[Path]] = None,
-            output: Output = Output()) -> int:
+            output: Output = Output(), twice: bool = False) -> int:
     with worktree.locked(settings), json_channel(output) as channel:
         if settings.sanitize:
             ok, verdict, run = sanitize_step(settings, Tally(), inject,
@@ -592,6 +640,9 @@ def cmd_run(settings: Settings, inject: Optional[List[Path]] = None,
         else:
             verdict, run = kunit_step(settings, inject, output.raw)
             ok = verdict.ok
+        if twice:
+            heading(f'{settings.tree}: every suite twice in one boot')
+            ok = twice_step(settings, Tally()) and ok
         write_json(output.json, as_json(settings.tree, verdict, run),
                    channel)
     return EXIT_OK if ok else EXIT_FAILED
@@ -732,6 +783,10 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool,
         steps.append(('sanitize', f'KUnit suites on {tree} with KASAN, UBSAN, '
                       'KFENCE and lockdep: no splat (./run.sh --sanitize)',
                       lambda: sanitize_step(sanitized, tally)))
+        steps.append(('twice', f'every suite twice in one boot of the {tree} '
+                      'debug kernel (KUnit\'s debugfs run file): both runs '
+                      'pass, no splat (./run.sh run --twice)',
+                      lambda: twice_step(sanitized, tally)))
     return steps
 
 
@@ -895,7 +950,8 @@ def test_help() -> str:
                      f'  on {tree}, no build-heavy step')
         lines += [f'  - {title}' for title in heavy]
     lines.append(f'  on the last tree ({last}), unless --quick:')
-    lines += [f'  - {title}' for title in step_titles(last, debug=True)[-1:]]
+    lines += [f'  - {title}' for title in
+              step_titles(last, debug=True)[len(step_titles(last)):]]
     lines.append('  --all-steps: every build-heavy step on every tree named '
                  '(bloat, plain, kconfig, bisectable, mutants, mutate), and '
                  'the bisect demonstration on the first')
@@ -985,6 +1041,11 @@ def add_run_opts(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--sanitize', action='store_true',
                         help='build with KASAN, UBSAN and KFENCE in a '
                         'separate build dir; any sanitizer report fails')
+    parser.add_argument('--twice', action='store_true',
+                        help='with the --sanitize build (implied), then boot '
+                        'it once more and run every suite a second time in '
+                        "the same boot, through KUnit's debugfs run file "
+                        '(Linux 6.7 and later); any failure or splat fails')
     add_inject_opt(parser)
     parser.add_argument('--source', type=Path, metavar='DIR',
                         help='the suites on your own kernel tree or git '
@@ -1261,7 +1322,8 @@ def tree_settings(args: argparse.Namespace) -> List[Settings]:
     # The test command covers every tree unless one is named.
     names = args.tree or \
         (list(TEST_TREES) if args.command == 'test' else [DEFAULT_TREE])
-    sanitize = getattr(args, 'sanitize', False)
+    sanitize = getattr(args, 'sanitize', False) or \
+        getattr(args, 'twice', False)
     source = getattr(args, 'source', None)
     trees = [source_settings(source, sanitize)] if source else \
         [Settings.create(name, sanitize=sanitize) for name in names]
@@ -1329,7 +1391,8 @@ def dispatch(args: argparse.Namespace, argv: List[str]) -> int:
         return cmd_layouts(trees[0], update=args.update, png=args.png,
                            inject=_existing(args.inject))
     if args.command == 'run':
-        return cmd_run(trees[0], _existing(args.inject), output)
+        return cmd_run(trees[0], _existing(args.inject), output,
+                       twice=args.twice)
     if args.command == 'series':
         action = 'regen' if args.regen else \
             'export' if args.export else \

@@ -16,6 +16,7 @@ BASE_PACKAGES = [
     'python3', 'patch', 'xz-utils', 'ccache', 'git', 'rsync',
     'python3-ply', 'python3-git',   # scripts/spdxcheck.py under checkpatch
     'tshark',                       # independent decoding of the layouts
+    'busybox-static',               # the --twice boot's /init
 ]
 
 

@@ -82,9 +82,10 @@ SUITE_MACRO = re.compile(r'#define (\w+)\((\w+)\)[^\n]*\\\n'
                          r'\s*\.name = #\2,')
 
 
-def suite_names(kunit_dir: Path) -> List[str]:
-    """The suites a default run can boot (the benchmark's aside)."""
-    return [name for path in sources(kunit_dir)
+def suite_names(kunit_dir: Path, upstream: bool = True) -> List[str]:
+    """The suites a default run can boot (the benchmark's aside); the
+    upstream suites' only with @upstream."""
+    return [name for path in sources(kunit_dir, upstream)
             for name in source_suites(path.read_text())]
 
 

@@ -90,8 +90,11 @@ def kunit_command(settings: Settings, timeout: Optional[int] = None, *,
                   filter_glob: str = DEFAULT_SUITES,
                   build_dir: Optional[Path] = None,
                   action: str = 'run',
-                  kunitconfig: Optional[Path] = None) -> List[str]:
-    """kunit.py run (or build, or exec: the options each one takes)."""
+                  kunitconfig: Optional[Path] = None,
+                  qemu_config: Optional[Path] = None) -> List[str]:
+    """kunit.py run (or build, or exec: the options each one takes);
+    @qemu_config replaces the arch's QEMU setup (a kunit.py qemu_configs
+    file: its own command line and QEMU arguments)."""
     builds, boots = action in ('run', 'build'), action in ('run', 'exec')
     kunitconfig = kunitconfig or settings.kunitconfig
     cmd = [sys.executable, 'tools/testing/kunit/kunit.py', action,
@@ -104,6 +107,8 @@ def kunit_command(settings: Settings, timeout: Optional[int] = None, *,
                 # A panicking kernel reboots at once, which ends QEMU
                 # (-no-reboot), instead of spinning until the timeout.
                 '--kernel_args=panic=-1']
+    if qemu_config:
+        cmd.append(f'--qemu_config={qemu_config}')
     if accel:
         # '=': a value starting with '-' is not an option of kunit.py's.
         cmd.append(f'--qemu_args={accel.qemu_args()}')
@@ -197,7 +202,8 @@ def run_kunit(settings: Settings, source: Path, *,
               accel: Optional[Accel] = None, action: str = 'run',
               output: Optional[IO] = None,
               kunitconfig: Optional[Path] = None,
-              timeout: Optional[int] = None) -> tuple[int, Path]:
+              timeout: Optional[int] = None,
+              qemu_config: Optional[Path] = None) -> tuple[int, Path]:
     """Build and boot the suite; returns kunit.py's status and the raw log.
 
     Without an accelerator given, the one accel.choose() picks is used
@@ -215,7 +221,8 @@ def run_kunit(settings: Settings, source: Path, *,
         print(accel.line(), flush=True)
     command = kunit_command(settings, timeout + STOP_GRACE, accel=accel,
                             filter_glob=filter_glob, build_dir=build_dir,
-                            action=action, kunitconfig=kunitconfig)
+                            action=action, kunitconfig=kunitconfig,
+                            qemu_config=qemu_config)
     return supervise(settings, command, source, log, accel, output,
                      timeout), log
 

@@ -32,6 +32,10 @@ KCONFIG = [
     'CONFIG_DEBUG_ATOMIC_SLEEP=y',
     'CONFIG_DEBUG_OBJECTS=y',
     'CONFIG_DEBUG_OBJECTS_FREE=y',
+    # For --twice (twice.py): /sys/kernel/debug/kunit/<suite>/run
+    # (KUNIT_DEBUGFS defaults to y with DEBUG_FS), and an initramfs.
+    'CONFIG_DEBUG_FS=y',
+    'CONFIG_BLK_DEV_INITRD=y',
 ]
 
 # Every splat opens with one of these: KASAN, KFENCE, UBSAN, and WARNING:

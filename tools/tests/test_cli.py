@@ -108,8 +108,9 @@ class TestHelpTest(unittest.TestCase):
             # debug build runs on the last tree.
             steps = cli.step_titles(tree, debug=tree == last)
             if tree != DEFAULT_TREE:
+                # The debug build: the sanitizer step and --twice.
                 steps = steps[len(steps) - len(HEAVY_STEPS[tree]) -
-                              (tree == last):]
+                              2 * (tree == last):]
             for title in steps:
                 with self.subTest(tree=tree, title=title):
                     self.assertTrue(any(line.endswith(f'. {title}') or
@@ -347,7 +348,7 @@ class OneParsePerTreeTest(unittest.TestCase):
         skipped = {name: nothing for name in (
             'unit_test_step', 'series_step', 'export_step', 'bloat_step',
             'plain_step', 'kconfig_step', 'bisectable_step', 'mutants_step',
-            'mutate_step', 'bisect_demo_step')}
+            'mutate_step', 'bisect_demo_step', 'twice_step')}
         with mock.patch.multiple('tcpopt.cli', build_and_boot=boot,
                                  **skipped), \
                 mock.patch('tcpopt.worktree.prepare',
