@@ -783,6 +783,7 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool,
         steps.append(('sanitize', f'KUnit suites on {tree} with KASAN, UBSAN, '
                       'KFENCE and lockdep: no splat (./run.sh --sanitize)',
                       lambda: sanitize_step(sanitized, tally)))
+    if debug and settings.has_kunit_debugfs_run:
         steps.append(('twice', f'every suite twice in one boot of the {tree} '
                       'debug kernel (KUnit\'s debugfs run file): both runs '
                       'pass, no splat (./run.sh run --twice)',
@@ -1352,6 +1353,10 @@ def check_before_work(args: argparse.Namespace, settings: Settings) -> None:
         problem = filter_problem(glob, settings.kunit_dir)
         if problem:
             raise UsageError(problem)
+    if getattr(args, 'twice', False) and not settings.has_kunit_debugfs_run:
+        raise UsageError(f'--twice: KUnit runs a suite again from debugfs '
+                         f'since Linux 6.7; {settings.tree} cannot (use '
+                         '--tree 6.12 or 7.3)')
     if args.command == 'mutate':
         mutate.check_arguments(args.functions, args.ids)
         args.functions = mutate.expand(args.functions)

@@ -35,6 +35,9 @@ DEFAULT_TREE = '6.1'
 # runs the build-heavy steps on (cli.tree_steps).
 TEST_TREES = ('6.1', '6.12', '7.3')
 ACCECN_SINCE = (6, 18)                  # the AccECN option (RFC 9768)
+# KUnit's debugfs run file, 'kunit: add ability to run tests after boot
+# using debugfs'.
+KUNIT_RUN_SINCE = (6, 7)
 # The generated mutants the test command runs (./run.sh mutate): a fixed
 # sample, every one killed or declared equivalent.
 MUTATION_SAMPLE = 20
@@ -212,6 +215,12 @@ class Settings:
         """Whether the tree writes the AccECN option (6.18 and later), so
         the AccECN groups run."""
         return tuple(map(int, self.tree.split('.'))) >= ACCECN_SINCE
+
+    @property
+    def has_kunit_debugfs_run(self) -> bool:
+        """Whether KUnit can run a suite again after boot, from debugfs
+        (6.7 and later): what --twice needs."""
+        return tuple(map(int, self.tree.split('.'))) >= KUNIT_RUN_SINCE
 
     @property
     def tarball(self) -> Path:

@@ -137,6 +137,15 @@ class MisusedOptionsTest(unittest.TestCase):
             self.assertEqual(self.main(*argv.split()),
                              (2, f'run.sh: error: {message}'))
 
+    def test_twice_on_a_kunit_without_a_debugfs_run_file(self) -> None:
+        from unittest import mock
+        with mock.patch('tcpopt.cli.install',
+                        side_effect=AssertionError('got past usage')):
+            self.assertEqual(self.main('run', '--tree', '6.1', '--twice'),
+                             (2, 'run.sh: error: --twice: KUnit runs a '
+                              'suite again from debugfs since Linux 6.7; 6.1 '
+                              'cannot (use --tree 6.12 or 7.3)'))
+
     def test_compare_with_test(self) -> None:
         self.assert_rejected('test --compare 6.1 6.12',
                              '--compare only applies to ./run.sh layouts')
