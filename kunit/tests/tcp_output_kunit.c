@@ -175,6 +175,15 @@ static const struct syn_layout_case synack_layout_cases[] = {
 	},
 };
 
+/* What the calculators get from their callers: tcp_current_mss() an
+ * uninitialised struct, __tcp_transmit_skb() one whose "cleared" group
+ * alone is zeroed. A layout function chooses its options from nothing.
+ */
+static void stale_opts(struct tcp_out_options *opts)
+{
+	memset(opts, 0xa5, sizeof(*opts));
+}
+
 KUNIT_ARRAY_PARAM_DESC(syn_layout, syn_layout_cases, name);
 KUNIT_ARRAY_PARAM_DESC(synack_layout, synack_layout_cases, name);
 
@@ -195,9 +204,10 @@ static void expect_syn_layout(struct kunit *test,
 static void syn_layout_test(struct kunit *test)
 {
 	const struct syn_layout_case *c = test->param_value;
-	struct tcp_out_options opts = {};
+	struct tcp_out_options opts;
 	unsigned int size;
 
+	stale_opts(&opts);
 	size = tcp_syn_options_layout(&c->req, &opts);
 	expect_syn_layout(test, c, &opts, size);
 }
@@ -205,17 +215,23 @@ static void syn_layout_test(struct kunit *test)
 static void synack_layout_test(struct kunit *test)
 {
 	const struct syn_layout_case *c = test->param_value;
-	struct tcp_out_options opts = {};
+	struct tcp_out_options opts;
 	unsigned int size;
 
+	stale_opts(&opts);
 	size = tcp_synack_options_layout(&c->req, &opts);
 	expect_syn_layout(test, c, &opts, size);
 }
 
-/* A bit-field, which the KUNIT_EXPECT macros cannot take the type of */
+/* Bit-fields, which the KUNIT_EXPECT macros cannot take the type of */
 static u8 accecn_fields(const struct tcp_out_options *opts)
 {
 	return opts->num_accecn_fields;
+}
+
+static u8 synack_ecn_bytes(const struct tcp_out_options *opts)
+{
+	return opts->use_synack_ecn_bytes;
 }
 
 struct est_layout_case {
@@ -397,9 +413,10 @@ KUNIT_ARRAY_PARAM_DESC(est_layout, est_layout_cases, name);
 static void established_layout_test(struct kunit *test)
 {
 	const struct est_layout_case *c = test->param_value;
-	struct tcp_out_options opts = {};
+	struct tcp_out_options opts;
 	unsigned int size;
 
+	stale_opts(&opts);
 	size = tcp_established_options_start(&c->req, &opts);
 	size = tcp_established_options_finish(&c->req, &opts,
 					      size + c->mptcp_size);
@@ -410,6 +427,11 @@ static void established_layout_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, opts.num_sack_blocks, c->sack_blocks);
 	if (c->options & OPTION_ACCECN)
 		KUNIT_EXPECT_EQ(test, accecn_fields(&opts), c->accecn_fields);
+	/* An established segment reports the connection's counters, not
+	 * the ones the SYN-ACK echoes
+	 */
+	if (c->req.accecn)
+		KUNIT_EXPECT_EQ(test, synack_ecn_bytes(&opts), 0);
 	KUNIT_EXPECT_EQ(test, tcp_options_header_delta(size, c->tcp_header_len),
 			c->header_delta);
 }
@@ -469,9 +491,10 @@ KUNIT_ARRAY_PARAM_DESC(accecn_synack, accecn_synack_cases, name);
 static void accecn_synack_test(struct kunit *test)
 {
 	const struct accecn_synack_case *c = test->param_value;
-	struct tcp_out_options opts = {};
+	struct tcp_out_options opts;
 	unsigned int size;
 
+	stale_opts(&opts);
 	size = tcp_synack_options_layout(&c->req, &opts);
 	opts.use_synack_ecn_bytes = 1;
 	size += tcp_options_fit_accecn(&opts, 0, MAX_TCP_OPTION_SPACE - size);

@@ -457,7 +457,10 @@ def target_paths(tree: Path) -> List[Path]:
 
 
 def test_paths(settings: Settings) -> List[Path]:
-    return sorted(settings.kunit_dir.glob('*.[ch]'))
+    """The harness's test sources and the upstream layer's."""
+    kunit_dir = settings.kunit_dir
+    return sorted(kunit_dir.glob('*.[ch]')) + \
+        sorted((kunit_dir / UPSTREAM_TESTS).glob('*.[ch]'))
 
 
 def code_fingerprint(tree: Path) -> str:
@@ -772,7 +775,7 @@ def render(settings: Settings, mutants: List[Mutant],
              f'{total.line()}. Machine time of the runs: '
              f'{seconds / 3600:.1f} h ({seconds / max(1, len(results)):.0f} s '
              f'per mutant), {machine}. Test sources '
-             f'(`kunit/*.[ch]`) fingerprint `{tests}`'
+             f'(`kunit/*.[ch]`, `kunit/tests/*.[ch]`) fingerprint `{tests}`'
              + (f'; {len(carried)} kills were measured with earlier test '
                 'sources whose failing cases all still exist, marked '
                 '"(earlier tests)"' if carried else '') + '.', '',

@@ -485,3 +485,15 @@ class GroupTest(unittest.TestCase):
                  '\treturn a;', '}', 'int other(void)', '{', '\tname(1);',
                  '}']
         self.assertEqual(mutate.function_span(lines, 'name'), (2, 4))
+
+
+class TestSourcesTest(unittest.TestCase):
+    """A change of the upstream tests is a change of the tests: the
+    survivors run again."""
+
+    def test_the_upstream_tests_are_test_sources(self):
+        settings = Settings(tree='7.3', work_dir=Path('/nonexistent'))
+        names = [p.relative_to(settings.kunit_dir).as_posix()
+                 for p in mutate.test_paths(settings)]
+        self.assertIn('tests/tcp_output_kunit.c', names)
+        self.assertIn('tcp_options_test.c', names)
