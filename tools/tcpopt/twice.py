@@ -47,7 +47,7 @@ for suite in {suites}; do
 	if [ -e $run ]; then echo run > $run; else echo "{mark} no $run"; fi
 done
 echo "{mark} kernel log"
-dmesg | sed -n '/{mark} second run/,$p'
+dmesg -s {log_buf} | sed -n '/{mark} second run/,$p'
 echo "{mark} done"
 reboot -f
 '''
@@ -57,6 +57,7 @@ dir /dev 0755 0 0
 dir /proc 0755 0 0
 dir /sys 0755 0 0
 nod /dev/console 0600 0 0 c 5 1
+nod /dev/kmsg 0600 0 0 c 1 11
 file /bin/busybox {busybox} 0755 0 0
 file /init {init} 0755 0 0
 '''
@@ -83,6 +84,14 @@ def check_tree(src: Path) -> None:
                          '(Linux 6.7 and later); use the 7.3 tree')
 
 
+def log_buffer_size(build: Path) -> int:
+    """The kernel log's size: busybox's dmesg reads 16 KiB unless told."""
+    config = build / '.config'
+    text = config.read_text() if config.is_file() else ''
+    shift = re.search(r'^CONFIG_LOG_BUF_SHIFT=(\d+)$', text, re.M)
+    return 1 << int(shift.group(1) if shift else 17)
+
+
 def pack(build: Path, suites: Sequence[str]) -> Path:
     """The initramfs, written whole or not at all."""
     if not BUSYBOX.is_file():
@@ -94,7 +103,8 @@ def pack(build: Path, suites: Sequence[str]) -> Path:
                            'CONFIG_BLK_DEV_INITRD')
     init = build / 'twice-init.sh'
     listing = build / 'twice-initramfs.list'
-    init.write_text(INIT.format(mark=MARK, suites=' '.join(suites)))
+    init.write_text(INIT.format(mark=MARK, suites=' '.join(suites),
+                                log_buf=log_buffer_size(build)))
     listing.write_text(CPIO_LIST.format(busybox=BUSYBOX, init=init))
     out = build / INITRAMFS
     tmp = out.with_name(out.name + '.new')

@@ -97,10 +97,18 @@ class PackTest(unittest.TestCase):
                 out = twice.pack(build, ['tcp_opt_layout', 'tcp_opt_write'])
             listing = out.read_text()
             self.assertIn('file /bin/busybox /bin/sh 0755', listing)
+            # No devtmpfs: the marker goes through a node of our own.
+            self.assertIn('nod /dev/kmsg 0600 0 0 c 1 11', listing)
             self.assertIn(f'file /init {build}/twice-init.sh', listing)
             init = (build / 'twice-init.sh').read_text()
             self.assertIn('for suite in tcp_opt_layout tcp_opt_write;', init)
             self.assertTrue(init.rstrip().endswith('reboot -f'))
+            self.assertIn('dmesg -s 131072 |', init)     # no .config: 17
+
+    def test_dmesg_reads_the_whole_log_buffer(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            (Path(tmp) / '.config').write_text('CONFIG_LOG_BUF_SHIFT=24\n')
+            self.assertEqual(twice.log_buffer_size(Path(tmp)), 1 << 24)
 
     def test_a_failed_pack_leaves_no_initramfs(self):
         with tempfile.TemporaryDirectory() as tmp:
