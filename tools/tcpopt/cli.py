@@ -618,6 +618,8 @@ def twice_step(settings: Settings, tally: Tally) -> bool:
     for name, verdict, run in (('boot', first, boot.first),
                                ('debugfs', second, boot.second)):
         print(f'{name} run: {summary(verdict, run)}')
+        if verdict.failed:
+            print(f'  failed in the {name} run: {", ".join(verdict.failed)}')
     for suite in boot.missing_suites:
         print(f'no debugfs run file for {suite}')
     ok = first.ok and second.ok and boot.done and \
