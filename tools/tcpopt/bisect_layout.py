@@ -21,9 +21,8 @@ good or bad; --suites all adds the parser and live suites.
 
 from __future__ import annotations
 
-import dataclasses
-
 import argparse
+import dataclasses
 import hashlib
 import os
 import shutil

@@ -588,27 +588,10 @@ def twice_step(settings: Settings, tally: Tally) -> bool:
     """Every suite twice in one boot of the debug kernel (twice.py): both
     runs pass every case, and neither prints a splat."""
     twice.check_tree(settings.source)
-    build = settings.build_dir
     glob = settings.filter_glob or DEFAULT_SUITES
     suites = [s for s in suite_names(settings.kunit_dir, settings.layered)
               if fnmatch.fnmatchcase(s, glob.partition('.')[0])]
-    initrd = twice.pack(build, suites)
-    log, saved = build / 'test.log', build / 'test.log.first-boot'
-    if log.exists():
-        log.rename(saved)       # the sanitizer step's log stays test.log
-    try:
-        kernel.run_kunit(settings, settings.source, action='exec',
-                         qemu_config=twice.qemu_config(build, initrd))
-        if log.exists():
-            log.rename(build / 'twice.log')
-    finally:
-        if saved.exists():
-            saved.rename(log)
-    twice_log = build / 'twice.log'
-    if not twice_log.is_file():
-        raise HarnessError(f'--twice: kunit.py wrote no log in {build}')
-    with open(twice_log, errors='replace') as lines:
-        boot = twice.split(list(lines), suites)
+    boot = twice.boot(settings, suites)
     due = [] if settings.filter_glob else \
         expected_cases(settings.kunit_dir, settings.layered)
     first, second = judge(boot.first, due), judge(boot.second, due)
@@ -628,7 +611,8 @@ def twice_step(settings: Settings, tally: Tally) -> bool:
           f'suites twice in one boot, {len(second.passed)} cases passed the '
           f'second time, {sanitize.counts(reports)} splats'
           + ('' if boot.done else ', /init never finished')
-          + f' in {worktree.display(twice_log)}', flush=True)
+          + f' in {worktree.display(settings.build_dir / "twice.log")}',
+          flush=True)
     tally.add(ok)
     return ok
 

@@ -25,8 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Sequence
 
-from . import ktap
+from . import kernel, ktap
 from .errors import HarnessError, UsageError
+from .settings import Settings
 
 MARK = 'tcpopt-twice:'
 BUSYBOX = Path('/bin/busybox')
@@ -151,3 +152,28 @@ def split(lines: Sequence[str], suites: Sequence[str]) -> Boot:
                 second=ktap.parse(header + second),
                 splats=ktap.parse(lines),
                 missing_suites=missing, done=end < len(lines))
+
+
+def boot(settings: Settings, suites: Sequence[str]) -> Boot:
+    """Pack /init, boot the built debug kernel once more, read the
+    console. kunit.py always logs to test.log: the sanitizer run's log is
+    kept there, this boot's goes to twice.log."""
+    build = settings.build_dir
+    initrd = pack(build, suites)
+    log, saved = build / 'test.log', build / 'test.log.first-boot'
+    twice_log = build / 'twice.log'
+    twice_log.unlink(missing_ok=True)
+    if log.exists():
+        log.rename(saved)
+    try:
+        kernel.run_kunit(settings, settings.source, action='exec',
+                         qemu_config=qemu_config(build, initrd))
+        if log.exists():
+            log.rename(twice_log)
+    finally:
+        if saved.exists():
+            saved.rename(log)
+    if not twice_log.is_file():
+        raise HarnessError(f'--twice: kunit.py wrote no log in {build}')
+    with open(twice_log, errors='replace') as lines:
+        return split(list(lines), suites)
