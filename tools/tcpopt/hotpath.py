@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 from .accel import Accel
-from .kernel import run_kunit
+from .kernel import log_moved_to, run_kunit
 from .settings import BENCH_SOURCE, BENCH_SUITE, OVERLAY_DIR, Settings
 from .worktree import (ScratchTree, fix_patches, log, read_series,
                        test_only_patches)
@@ -411,24 +411,14 @@ def boot_sweep_scale(settings: Settings, accel: Accel,
     """The main tree's benchmark suite, in its own build dir (the main
     build leaves the benchmark out); that build's test.log is put back
     after, so its last verdicts stay where they were."""
-    log_file = settings.build_dir / 'test.log'
-    kept = log_file.with_name('test.log.bench-kept')
     saved = settings.tree_dir / 'bench' / 'sweep-scale.log'
     saved.parent.mkdir(parents=True, exist_ok=True)
-    saved.unlink(missing_ok=True)       # never read an earlier bench's
-    if log_file.is_file():
-        log_file.rename(kept)
     log(f'bench: building the main tree with {BENCH_SUITE} and booting it '
         f'for the sweep scaling, output in {saved.with_suffix(".out")}')
-    try:
-        with open(saved.with_suffix('.out'), 'w') as out:
-            run(settings, settings.source, action='run',
-                filter_glob=BENCH_SUITE, accel=accel, output=out)
-        if log_file.is_file():
-            log_file.replace(saved)
-    finally:
-        if kept.is_file():
-            kept.replace(log_file)
+    with log_moved_to(settings.build_dir, saved), \
+            open(saved.with_suffix('.out'), 'w') as out:
+        run(settings, settings.source, action='run',
+            filter_glob=BENCH_SUITE, accel=accel, output=out)
     if not saved.is_file():
         return Samples()
     with open(saved, errors='replace') as lines:

@@ -119,6 +119,26 @@ def kunit_command(settings: Settings, timeout: Optional[int] = None, *,
 
 
 @contextmanager
+def log_moved_to(build_dir: Path, dest: Path) -> Iterator[None]:
+    """kunit.py always logs to @build_dir/test.log: for the run inside,
+    move that log to @dest after, and keep the one there before (the
+    last verdicts of that build stay where they were). @dest never holds
+    an earlier run's log."""
+    log_file = build_dir / 'test.log'
+    kept = log_file.with_name('test.log.kept')
+    dest.unlink(missing_ok=True)
+    if log_file.is_file():
+        log_file.replace(kept)
+    try:
+        yield
+        if log_file.is_file():
+            log_file.replace(dest)
+    finally:
+        if kept.is_file():
+            kept.replace(log_file)
+
+
+@contextmanager
 def interrupted_by(*signums: int) -> Iterator[None]:
     """Turn these signals into KeyboardInterrupt for the duration.
 

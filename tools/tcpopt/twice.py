@@ -160,19 +160,10 @@ def boot(settings: Settings, suites: Sequence[str]) -> Boot:
     kept there, this boot's goes to twice.log."""
     build = settings.build_dir
     initrd = pack(build, suites)
-    log, saved = build / 'test.log', build / 'test.log.first-boot'
     twice_log = build / 'twice.log'
-    twice_log.unlink(missing_ok=True)
-    if log.exists():
-        log.rename(saved)
-    try:
+    with kernel.log_moved_to(build, twice_log):
         kernel.run_kunit(settings, settings.source, action='exec',
                          qemu_config=qemu_config(build, initrd))
-        if log.exists():
-            log.rename(twice_log)
-    finally:
-        if saved.exists():
-            saved.rename(log)
     if not twice_log.is_file():
         raise HarnessError(f'--twice: kunit.py wrote no log in {build}')
     with open(twice_log, errors='replace') as lines:
