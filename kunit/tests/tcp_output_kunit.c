@@ -223,6 +223,7 @@ static void synack_layout_test(struct kunit *test)
 	expect_syn_layout(test, c, &opts, size);
 }
 
+#ifdef OPTION_ACCECN
 /* Bit-fields, which the KUNIT_EXPECT macros cannot take the type of */
 static u8 accecn_fields(const struct tcp_out_options *opts)
 {
@@ -233,6 +234,7 @@ static u8 synack_ecn_bytes(const struct tcp_out_options *opts)
 {
 	return opts->use_synack_ecn_bytes;
 }
+#endif
 
 struct est_layout_case {
 	const char *name;
@@ -240,7 +242,9 @@ struct est_layout_case {
 	u8 mptcp_size;		/* MPTCP's bytes, between start and finish */
 	u16 options;
 	u8 sack_blocks;
+#ifdef OPTION_ACCECN
 	u8 accecn_fields;
+#endif
 	unsigned int size;	/* option space taken, MPTCP's included */
 	u16 tcp_header_len;	/* what mss_cache was sized for */
 	int header_delta;	/* what tcp_current_mss() takes off it */
@@ -346,6 +350,7 @@ static const struct est_layout_case est_layout_cases[] = {
 		.options = OPTION_TS, .sack_blocks = 2, .size = 40,
 		.tcp_header_len = HDR_TS, .header_delta = 28,
 	},
+#ifdef OPTION_ACCECN
 	{
 		/* AccECN with all three fields (11 bytes, padded to 12) */
 		.name = "accecn_3_fields",
@@ -406,6 +411,7 @@ static const struct est_layout_case est_layout_cases[] = {
 		.options = OPTION_TS, .size = 36,
 		.tcp_header_len = HDR_TS, .header_delta = 24,
 	},
+#endif
 };
 
 KUNIT_ARRAY_PARAM_DESC(est_layout, est_layout_cases, name);
@@ -425,6 +431,7 @@ static void established_layout_test(struct kunit *test)
 	KUNIT_EXPECT_LE(test, size, MAX_TCP_OPTION_SPACE);
 	KUNIT_EXPECT_EQ(test, opts.options, c->options);
 	KUNIT_EXPECT_EQ(test, opts.num_sack_blocks, c->sack_blocks);
+#ifdef OPTION_ACCECN
 	if (c->options & OPTION_ACCECN)
 		KUNIT_EXPECT_EQ(test, accecn_fields(&opts), c->accecn_fields);
 	/* An established segment reports the connection's counters, not
@@ -432,6 +439,7 @@ static void established_layout_test(struct kunit *test)
 	 */
 	if (c->req.accecn)
 		KUNIT_EXPECT_EQ(test, synack_ecn_bytes(&opts), 0);
+#endif
 	KUNIT_EXPECT_EQ(test, tcp_options_header_delta(size, c->tcp_header_len),
 			c->header_delta);
 }
@@ -454,6 +462,7 @@ static void header_delta_zero_for_plain_segments(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tcp_options_header_delta(0, HDR_TS), -12);
 }
 
+#ifdef OPTION_ACCECN
 struct accecn_synack_case {
 	const char *name;
 	struct tcp_syn_opt_req req;
@@ -503,13 +512,16 @@ static void accecn_synack_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, opts.options & OPTION_ACCECN);
 	KUNIT_EXPECT_EQ(test, accecn_fields(&opts), c->accecn_fields);
 }
+#endif
 
 static struct kunit_case tcp_opt_layout_cases[] = {
 	KUNIT_CASE_PARAM(syn_layout_test, syn_layout_gen_params),
 	KUNIT_CASE_PARAM(synack_layout_test, synack_layout_gen_params),
 	KUNIT_CASE_PARAM(established_layout_test, est_layout_gen_params),
 	KUNIT_CASE(header_delta_zero_for_plain_segments),
+#ifdef OPTION_ACCECN
 	KUNIT_CASE_PARAM(accecn_synack_test, accecn_synack_gen_params),
+#endif
 	{}
 };
 
@@ -593,6 +605,7 @@ static const struct write_case write_cases[] = {
 		.bytes = { 0x01, 0x01, 0x05, 0x0a,
 			   0, 0, 0x01, 0xf4, 0, 0, 0x03, 0x84 },
 	},
+#ifdef OPTION_ACCECN
 	{
 		/* AccECN1 (kind 174) with its three fields at their start
 		 * values, EE1B 1, ECEB 0, EE0B 1, then a NOP
@@ -634,6 +647,7 @@ static const struct write_case write_cases[] = {
 		.len = 8,
 		.bytes = { 0x02, 0x04, 0x05, 0xb4, 0xae, 0x02, 0x01, 0x01 },
 	},
+#endif
 };
 
 KUNIT_ARRAY_PARAM_DESC(write, write_cases, name);

@@ -288,7 +288,7 @@ def boot_once(settings: Settings, chosen: accel.Accel, log: Path,
     if status or not console.is_file():
         return False
     return judge(ktap.read(console),
-                 expected_cases(settings.kunit_dir, settings.layered)).ok
+                 expected_cases(settings.kunit_dir, settings.upstream_version or False)).ok
 
 
 def boots_under(bench: Bench, chosen: accel.Accel, runs: int = BOOTS,

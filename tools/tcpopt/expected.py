@@ -9,9 +9,24 @@ from __future__ import annotations
 import fnmatch
 import re
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple, Union
 
 from .settings import BENCH_SOURCE, UPSTREAM_TESTS
+from .upstream_tests import for_tree
+
+# Which upstream suites count: none (False), mainline's (True), or those
+# the tree of a (major, minor) release gets (kunit/tests/ with its
+# feature guards resolved).
+Upstream = Union[bool, Tuple[int, int]]
+MAINLINE = (99, 0)
+
+
+def read_source(path: Path, upstream: Upstream = True) -> str:
+    """A kunit/ source as the tree counts it."""
+    text = path.read_text()
+    if path.parent.name != UPSTREAM_TESTS:
+        return text
+    return for_tree(text, MAINLINE if upstream is True else upstream)
 
 ARRAY_PARAM = re.compile(r'KUNIT_ARRAY_PARAM(?:_DESC)?\(\s*(\w+)\s*,\s*(\w+)\s*,')
 ARRAY = re.compile(r'static const struct \w+ (\w+)\[\] = \{(.*?)\n\};', re.S)
@@ -45,7 +60,7 @@ def case_names(source: str) -> List[str]:
     return names
 
 
-def sources(kunit_dir: Path, upstream: bool = True) -> List[Path]:
+def sources(kunit_dir: Path, upstream: Upstream = True) -> List[Path]:
     """kunit/'s suites, the benchmark's aside: the harness's, then, with
     @upstream, the upstream series' own (kunit/tests/, which only a tree
     with the two layers carries)."""
@@ -56,22 +71,22 @@ def sources(kunit_dir: Path, upstream: bool = True) -> List[Path]:
     return paths
 
 
-def expected_cases(kunit_dir: Path, upstream: bool = False) -> List[str]:
+def expected_cases(kunit_dir: Path, upstream: Upstream = False) -> List[str]:
     """Every case a default run reports: not the benchmark's, which only
     ./run.sh bench builds and boots; the upstream suites' with
     @upstream."""
     names: List[str] = []
     for path in sources(kunit_dir, upstream):
-        names.extend(case_names(path.read_text()))
+        names.extend(case_names(read_source(path, upstream)))
     return names
 
 
-def upstream_cases(kunit_dir: Path) -> List[str]:
+def upstream_cases(kunit_dir: Path, upstream: Upstream = True) -> List[str]:
     """The cases of the upstream suites alone: what plain kunit.py runs
     on the upstream layer."""
     names: List[str] = []
     for path in sorted((kunit_dir / UPSTREAM_TESTS).glob('*.c')):
-        names.extend(case_names(path.read_text()))
+        names.extend(case_names(read_source(path, upstream)))
     return names
 
 
@@ -82,11 +97,11 @@ SUITE_MACRO = re.compile(r'#define (\w+)\((\w+)\)[^\n]*\\\n'
                          r'\s*\.name = #\2,')
 
 
-def suite_names(kunit_dir: Path, upstream: bool = True) -> List[str]:
+def suite_names(kunit_dir: Path, upstream: Upstream = True) -> List[str]:
     """The suites a default run can boot (the benchmark's aside); the
     upstream suites' only with @upstream."""
     return [name for path in sources(kunit_dir, upstream)
-            for name in source_suites(path.read_text())]
+            for name in source_suites(read_source(path, upstream))]
 
 
 def source_suites(source: str) -> List[str]:

@@ -116,7 +116,7 @@ def run_one(settings: Settings, tree: ScratchTree, build: Path,
         result.error = f'did not build or boot; see {output}'
         return result
     verdict = judge(run, expected_cases(settings.kunit_dir,
-                                        settings.layered))
+                                        settings.upstream_version or False))
     result.failing = verdict.failed + verdict.missing
     if verdict.crashed and not result.failing:
         result.failing = ['(kernel crashed)']

@@ -48,7 +48,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from .errors import HarnessError, UsageError
 from .expected import (UPSTREAM_TESTS, case_names, expected_cases,
-                       source_suites, sources)
+                       read_source, source_suites, sources)
 from .report import judge
 from .settings import Settings
 from .worktree import ScratchTree, log, write_atomic
@@ -526,7 +526,7 @@ def load_results(settings: Settings, tree: Path) -> Dict[str, Result]:
         return {}
     # A file from before the options were recorded: they are unknown.
     config_changed = data.get('config') != config_fingerprint(settings)
-    cases = set(expected_cases(settings.kunit_dir, settings.layered))
+    cases = set(expected_cases(settings.kunit_dir, settings.upstream_version or False))
     results = {k: Result(**v) for k, v in data.get('results', {}).items()}
     return {k: r for k, r in results.items()
             if still_valid(r, tests, cases, config_changed)}
@@ -589,16 +589,16 @@ def stages(settings: Settings) -> List[Stage]:
     if settings.layered:
         plan.insert(0, (UPSTREAM_STAGE, upstream))
     every = [s for _, paths in plan for p in paths
-             for s in source_suites(p.read_text())]
+             for s in source_suites(read_source(p, settings.version))]
     out = []
     for (glob, seconds), paths in plan:
-        mine = [s for p in paths for s in source_suites(p.read_text())]
+        mine = [s for p in paths for s in source_suites(read_source(p, settings.version))]
         picked = [s for s in every if fnmatch.fnmatchcase(s, glob)]
         if sorted(picked) != sorted(mine):
             raise HarnessError(f'mutate stage {glob!r} picks the suites '
                                f'{", ".join(picked) or "none"}, not '
                                f'{", ".join(mine)}: fix mutate.py\'s globs')
-        cases = [c for p in paths for c in case_names(p.read_text())]
+        cases = [c for p in paths for c in case_names(read_source(p, settings.version))]
         out.append(Stage(glob, seconds, tuple(cases)))
     return out
 

@@ -116,7 +116,8 @@ def run_plain_kunit(settings: Settings, repo: Path) -> tuple[int, Path]:
 def plain_verdict(settings: Settings, repo: Path) -> Verdict:
     """Every expected case in kunit.py's own test.log."""
     log = repo.parent / 'build' / 'test.log'
-    expected = upstream_cases(settings.kunit_dir) if settings.layered else \
+    expected = upstream_cases(settings.kunit_dir, settings.version) \
+        if settings.layered else \
         expected_cases(settings.kunit_dir)
     if not log.is_file():
         return Verdict(missing=expected, crashed=True)

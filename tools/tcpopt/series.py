@@ -34,7 +34,7 @@ from .errors import HarnessError, UsageError
 from .settings import (OVERLAY_DIR, TREE_KCONFIG, UPSTREAM_KCONFIG,
                        UPSTREAM_LAYER, Settings)
 from .worktree import (write_atomic, display, log, kunit_sources, read_series,
-                       remove_tree, replace_dir, tarball_identity,
+                       source_bytes, remove_tree, replace_dir, tarball_identity,
                        ensure_pristine, fix_patches)
 
 COVER = '0000-cover-letter.patch'
@@ -112,13 +112,15 @@ def stored_patches(settings: Settings) -> Tuple[Optional[Path], List[Path]]:
             read_series(settings.patch_dir))
 
 
-def regenerate(patch: StoredPatch, sources: Dict[str, Path]) -> StoredPatch:
-    """@patch with every kunit/-backed new file taken from kunit/."""
+def regenerate(patch: StoredPatch, sources: Dict[str, Path],
+               version: Tuple[int, int]) -> StoredPatch:
+    """@patch with every kunit/-backed new file taken from kunit/, as the
+    tree of @version gets it."""
     sections = []
     for section in patch.sections:
         source = sources.get(section.path)
         if source is not None and section.creates:
-            data = source.read_text()
+            data = source_bytes(section.path, source, version).decode()
             if not data.endswith('\n'):
                 raise HarnessError(f'{display(source)} does not end with a '
                                    'newline')
@@ -138,7 +140,7 @@ def check(settings: Settings) -> List[str]:
         for section in patch.sections:
             if section.creates:
                 created[section.path] = path
-        fresh = regenerate(patch, sources)
+        fresh = regenerate(patch, sources, settings.version)
         if fresh.render() != path.read_text():
             stale = [s.path for s, n in zip(patch.sections, fresh.sections)
                      if s.text != n.text]
@@ -157,7 +159,7 @@ def regen(settings: Settings) -> List[Path]:
     patches = [parse_patch(p) for p in stored_patches(settings)[1]]
     written = []
     for patch in patches:
-        text = regenerate(patch, sources).render()
+        text = regenerate(patch, sources, settings.version).render()
         if text != patch.path.read_text():
             write_atomic(patch.path, text)
             written.append(patch.path)

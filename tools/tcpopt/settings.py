@@ -47,6 +47,7 @@ MUTATION_SEED = 20261205
 # in the bench's stub trees or a bisected revision, which carry the
 # harness alone.
 UPSTREAM_KCONFIG = {
+    '6.12': ['CONFIG_TCP_OUTPUT_KUNIT_TEST=y'],
     '7.3': ['CONFIG_TCP_OUTPUT_KUNIT_TEST=y'],
 }
 
@@ -215,6 +216,17 @@ class Settings:
         """Whether the tree writes the AccECN option (6.18 and later), so
         the AccECN groups run."""
         return tuple(map(int, self.tree.split('.'))) >= ACCECN_SINCE
+
+    @property
+    def version(self) -> Tuple[int, int]:
+        """The tree's release, (6, 12) for '6.12'."""
+        return version_key(self.tree)
+
+    @property
+    def upstream_version(self) -> Optional[Tuple[int, int]]:
+        """The release whose upstream suites a run counts (the expected
+        module's Upstream), or None on a tree without the upstream layer."""
+        return self.version if self.layered else None
 
     @property
     def has_kunit_debugfs_run(self) -> bool:

@@ -24,12 +24,13 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Optional, Sequence
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from .errors import HarnessError, SetupError, log
 from .settings import OVERLAY_DIR, REPO, UPSTREAM_TEST_DIR, UPSTREAM_TESTS, Settings
+from .upstream_tests import for_tree
 
 STAMP = '.tcpopt-pristine'
 # Beside a scratch tree's src: what it holds (ScratchTree).
@@ -734,6 +735,14 @@ def kunit_sources(kunit_dir: Path, upstream: bool) -> Dict[str, Path]:
             for p in sorted(folder.iterdir()) if p.suffix in ('.c', '.h')}
 
 
+def source_bytes(name: str, path: Path, version: Tuple[int, int]) -> bytes:
+    """What the tree of @version gets at @name from kunit/ @path: the
+    upstream suites with the guards of that tree resolved."""
+    if name.startswith(UPSTREAM_TEST_DIR + '/'):
+        return for_tree(path.read_text(), version).encode()
+    return path.read_bytes()
+
+
 def overlay_sources(settings: Settings,
                     tree: Optional[Path] = None) -> List[Path]:
     """Copy kunit/ into the tree, touching only files whose bytes changed."""
@@ -742,7 +751,7 @@ def overlay_sources(settings: Settings,
     for name, src in kunit_sources(settings.kunit_dir,
                                    settings.layered).items():
         dst = root / name
-        data = src.read_bytes()
+        data = source_bytes(name, src, settings.version)
         if dst.is_file() and dst.read_bytes() == data:
             continue
         tmp = dst.with_name(dst.name + '.new')

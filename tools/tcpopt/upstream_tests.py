@@ -1,0 +1,68 @@
+"""The upstream suites as each tree gets them, from the one kunit/tests/.
+
+kunit/tests/ is written for mainline. A part that needs a feature an
+older tree lacks sits in `#ifdef OPTION_<kind>`: the option bit the tree
+defines once it writes that option. Every tree gets the file with those
+guards resolved (kept or dropped, never left in), so no tree's series
+carries a feature test, and MODULE_IMPORT_NS is spelled as the tree wants
+it (a string since 6.13). Other preprocessor lines pass through untouched.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import List, Optional, Tuple
+
+from .errors import HarnessError
+
+# Guard -> the first release that defines it.
+GUARDS = {
+    'OPTION_AO': (6, 7),        # TCP-AO, commit 1e03d32bea8e
+    'OPTION_ACCECN': (6, 18),   # the AccECN option (RFC 9768)
+}
+# Before 6.13 MODULE_IMPORT_NS() took a bare identifier.
+QUOTED_NAMESPACE_SINCE = (6, 13)
+QUOTED_IMPORT = re.compile(r'MODULE_IMPORT_NS\("(\w+)"\)')
+
+DIRECTIVE = re.compile(r'^#\s*(ifdef|ifndef|if|else|elif|endif)\b\s*(\w*)')
+
+
+def resolve_guards(text: str, version: Tuple[int, int]) -> str:
+    """@text with every GUARDS conditional decided for @version; a guard
+    with #elif, or an #if/#endif that does not pair, is an error."""
+    out: List[str] = []
+    # One entry per open conditional: None for one that is not ours, else
+    # whether its current branch is kept.
+    stack: List[Optional[bool]] = []
+    for number, line in enumerate(text.splitlines(keepends=True), 1):
+        match = DIRECTIVE.match(line)
+        word, symbol = match.groups() if match else ('', '')
+        if word in ('ifdef', 'ifndef') and symbol in GUARDS:
+            defined = version >= GUARDS[symbol]
+            stack.append(defined if word == 'ifdef' else not defined)
+            continue
+        if word in ('if', 'ifdef', 'ifndef'):
+            stack.append(None)
+        elif word in ('else', 'elif', 'endif') and not stack:
+            raise HarnessError(f'line {number}: #{word} without #if')
+        elif word == 'elif' and stack[-1] is not None:
+            raise HarnessError(f'line {number}: #elif after a feature guard')
+        elif word == 'else' and stack[-1] is not None:
+            stack[-1] = not stack[-1]
+            continue
+        elif word == 'endif':
+            if stack.pop() is not None:
+                continue
+        if all(keep is not False for keep in stack):
+            out.append(line)
+    if stack:
+        raise HarnessError('a feature guard is not closed')
+    return ''.join(out)
+
+
+def for_tree(text: str, version: Tuple[int, int]) -> str:
+    """An upstream test source as the tree of @version takes it."""
+    text = resolve_guards(text, version)
+    if version < QUOTED_NAMESPACE_SINCE:
+        text = QUOTED_IMPORT.sub(r'MODULE_IMPORT_NS(\1)', text)
+    return text
