@@ -34,6 +34,7 @@ def resolve_guards(text: str, version: Tuple[int, int]) -> str:
     # One entry per open conditional: None for one that is not ours, else
     # whether its current branch is kept.
     stack: List[Optional[bool]] = []
+    dropped = False     # since the last line kept
     for number, line in enumerate(text.splitlines(keepends=True), 1):
         match = DIRECTIVE.match(line)
         word, symbol = match.groups() if match else ('', '')
@@ -53,11 +54,19 @@ def resolve_guards(text: str, version: Tuple[int, int]) -> str:
         elif word == 'endif':
             if stack.pop() is not None:
                 continue
-        if all(keep is not False for keep in stack):
+        if any(keep is False for keep in stack):
+            dropped = True
+        elif not (dropped and out and is_blank(out[-1]) and is_blank(line)):
+            # a dropped part between two blank lines leaves one
             out.append(line)
+            dropped = False
     if stack:
         raise HarnessError('a feature guard is not closed')
     return ''.join(out)
+
+
+def is_blank(line: str) -> bool:
+    return not line.strip()
 
 
 def for_tree(text: str, version: Tuple[int, int]) -> str:

@@ -46,6 +46,11 @@ class ResolveGuards(unittest.TestCase):
         self.assertNotIn('accecn', lines)
         self.assertIn('no accecn', lines)
 
+    def test_a_dropped_part_between_blank_lines_leaves_one(self):
+        text = 'a\n\n#ifdef OPTION_ACCECN\nx\n#endif\n\nb\n'
+        self.assertEqual(for_tree(text, (6, 12)), 'a\n\nb\n')
+        self.assertEqual(for_tree(text, (7, 3)), 'a\n\nx\n\nb\n')
+
     def test_unpaired_or_elif_guards_are_errors(self):
         for broken in ('#ifdef OPTION_AO\nx\n', '#endif\n',
                        '#ifdef OPTION_AO\n#elif 1\n#endif\n'):
