@@ -20,11 +20,13 @@
 
 #include "../tcp_options.h"
 
+#ifdef OPTION_AO
 /* The aligned TCP-AO option with a 12-byte MAC (HMAC-SHA1-96) and a
  * 16-byte one (AES-128-CMAC-128): 4 bytes of header plus the MAC.
  */
 #define AO_LEN_MAC12	16
 #define AO_LEN_MAC16	20
+#endif
 
 /* A cookie request (length 0), and 8-byte cookies c0 c1 ... c7. */
 #define COOKIE_C0_C7	cpu_to_le64(0xc7c6c5c4c3c2c1c0ULL)
@@ -79,12 +81,14 @@ static const struct syn_layout_case syn_layout_cases[] = {
 		.options = OPTION_MD5 | OPTION_WSCALE | OPTION_SACK_ADVERTISE,
 		.size = 32,
 	},
+#ifdef OPTION_AO
 	{
 		/* TCP-AO keeps TS: 16 + 4 + 12 + 4 */
 		.name = "ao_mac12_keeps_ts",
 		.req = { SYN_ALL, .ao_len = AO_LEN_MAC12 },
 		.options = OPTION_AO | TS_WS_SACK, .size = 36,
 	},
+#endif
 	{
 		/* A cookie request takes 2 bytes, padded to 4 */
 		.name = "fastopen_cookie_request",
@@ -148,6 +152,7 @@ static const struct syn_layout_case synack_layout_cases[] = {
 		.req = { SYN_ALL, .md5 = 1, .syncookie = 1 },
 		.options = OPTION_MD5 | TS_WS_SACK, .size = 40,
 	},
+#ifdef OPTION_AO
 	{
 		.name = "ao_sack_drops_ts",
 		.req = { SYN_ALL, .ao_len = AO_LEN_MAC12 },
@@ -168,6 +173,7 @@ static const struct syn_layout_case synack_layout_cases[] = {
 		.req = { SYN_ALL, .ao_len = AO_LEN_MAC16, .syncookie = 1 },
 		.options = OPTION_AO | TS_WS_SACK, .size = 40,
 	},
+#endif
 	{
 		.name = "fastopen_cookie8",
 		.req = { SYN_ALL, .foc = &foc_8 },
@@ -318,6 +324,7 @@ static const struct est_layout_case est_layout_cases[] = {
 		.tcp_header_len = HDR_NO_TS + TCPOLEN_MD5SIG_ALIGNED,
 		.header_delta = 20,
 	},
+#ifdef OPTION_AO
 	{
 		/* 16 + 12 + 4 + 8 = 40: AO + TS leave one block */
 		.name = "ao_mac12_ts_1_sack",
@@ -332,6 +339,7 @@ static const struct est_layout_case est_layout_cases[] = {
 		.options = OPTION_AO | OPTION_TS, .size = 32,
 		.tcp_header_len = HDR_TS + AO_LEN_MAC16, .header_delta = 0,
 	},
+#endif
 	{
 		/* MPTCP comes before SACK: TS 12 + a 20-byte DSS (RFC 8684
 		 * 3.3: data ACK and mapping) leave 8 bytes, no block
@@ -672,7 +680,9 @@ static void write_test(struct kunit *test)
 {
 	const struct write_case *c = test->param_value;
 	struct tcp_out_options opts = c->opts;
+#ifdef OPTION_AO
 	struct tcp_key key = { .type = TCP_KEY_NONE };
+#endif
 	struct tcp_sock *tp = tcp_socket(test);
 	struct sock *sk = (struct sock *)tp;
 	u8 buf[sizeof(struct tcphdr) + MAX_TCP_OPTION_SPACE + 4];
@@ -684,7 +694,11 @@ static void write_test(struct kunit *test)
 	tp->selective_acks[1] = (struct tcp_sack_block){ 3000, 4000 };
 	tp->duplicate_sack[0] = (struct tcp_sack_block){ 500, 900 };
 	tp->rx_opt.dsack = c->dsack;
+#ifdef OPTION_AO
 	tcp_options_write((struct tcphdr *)buf, tp, NULL, &opts, &key);
+#else
+	tcp_options_write((struct tcphdr *)buf, tp, &opts);
+#endif
 	dsack_left = tp->rx_opt.dsack;
 	release_sock(sk);
 

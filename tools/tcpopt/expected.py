@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
 
 from .settings import BENCH_SOURCE, UPSTREAM_TESTS
-from .upstream_tests import for_tree
+from .upstream_tests import source_for_tree
 
 # Which upstream suites count: none (False), mainline's (True), or those
 # the tree of a (major, minor) release gets (kunit/tests/ with its
@@ -23,10 +23,9 @@ MAINLINE = (99, 0)
 
 def read_source(path: Path, upstream: Upstream = True) -> str:
     """A kunit/ source as the tree counts it."""
-    text = path.read_text()
     if path.parent.name != UPSTREAM_TESTS:
-        return text
-    return for_tree(text, MAINLINE if upstream is True else upstream)
+        return path.read_text()
+    return source_for_tree(path, MAINLINE if upstream is True else upstream)
 
 ARRAY_PARAM = re.compile(r'KUNIT_ARRAY_PARAM(?:_DESC)?\(\s*(\w+)\s*,\s*(\w+)\s*,')
 ARRAY = re.compile(r'static const struct \w+ (\w+)\[\] = \{(.*?)\n\};', re.S)

@@ -51,6 +51,7 @@ from .expected import (UPSTREAM_TESTS, case_names, expected_cases,
                        read_source, source_suites, sources)
 from .report import judge
 from .settings import Settings
+from .upstream_tests import COMPAT_DIR
 from .worktree import ScratchTree, log, write_atomic
 
 # The layout functions the upstream series splits out of the
@@ -460,7 +461,8 @@ def test_paths(settings: Settings) -> List[Path]:
     """The harness's test sources and the upstream layer's."""
     kunit_dir = settings.kunit_dir
     return sorted(kunit_dir.glob('*.[ch]')) + \
-        sorted((kunit_dir / UPSTREAM_TESTS).glob('*.[ch]'))
+        sorted((kunit_dir / UPSTREAM_TESTS).glob('*.[ch]')) + \
+        sorted((kunit_dir / UPSTREAM_TESTS / COMPAT_DIR).glob('*.h'))
 
 
 def code_fingerprint(tree: Path) -> str:

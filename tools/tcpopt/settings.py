@@ -47,6 +47,7 @@ MUTATION_SEED = 20261205
 # in the bench's stub trees or a bisected revision, which carry the
 # harness alone.
 UPSTREAM_KCONFIG = {
+    '6.1': ['CONFIG_TCP_OUTPUT_KUNIT_TEST=y'],
     '6.12': ['CONFIG_TCP_OUTPUT_KUNIT_TEST=y'],
     '7.3': ['CONFIG_TCP_OUTPUT_KUNIT_TEST=y'],
 }

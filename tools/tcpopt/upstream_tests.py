@@ -6,11 +6,15 @@ defines once it writes that option. Every tree gets the file with those
 guards resolved (kept or dropped, never left in), so no tree's series
 carries a feature test, and MODULE_IMPORT_NS is spelled as the tree wants
 it (a string since 6.13). Other preprocessor lines pass through untouched.
+A tree whose KUnit lacks what the suites use (6.1) gets stand-ins,
+kunit/tests/compat/kunit-<tree>.h, pasted after the includes: the file
+stays one that builds in its patch, as a backport would.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import List, Optional, Tuple
 
 from .errors import HarnessError
@@ -23,6 +27,11 @@ GUARDS = {
 # Before 6.13 MODULE_IMPORT_NS() took a bare identifier.
 QUOTED_NAMESPACE_SINCE = (6, 13)
 QUOTED_IMPORT = re.compile(r'MODULE_IMPORT_NS\("(\w+)"\)')
+# Trees whose KUnit needs stand-ins, and where they go: after this line.
+KUNIT_STANDINS = {(6, 1): 'kunit-6.1.h'}
+COMPAT_DIR = 'compat'         # beside the suites, in kunit/tests/
+STANDINS_AFTER = '#include "../tcp_options.h"\n'
+
 
 DIRECTIVE = re.compile(r'^#\s*(ifdef|ifndef|if|else|elif|endif)\b\s*(\w*)')
 
@@ -69,9 +78,29 @@ def is_blank(line: str) -> bool:
     return not line.strip()
 
 
-def for_tree(text: str, version: Tuple[int, int]) -> str:
-    """An upstream test source as the tree of @version takes it."""
+def add_standins(text: str, standins: Path) -> str:
+    if STANDINS_AFTER not in text:
+        raise HarnessError(f'no {STANDINS_AFTER.strip()} line to put '
+                           f'{standins.name} after')
+    return text.replace(STANDINS_AFTER,
+                        STANDINS_AFTER + '\n' + standins.read_text(), 1)
+
+
+def for_tree(text: str, version: Tuple[int, int],
+             compat_dir: Optional[Path] = None) -> str:
+    """An upstream test source as the tree of @version takes it;
+    @compat_dir holds the KUnit stand-ins."""
     text = resolve_guards(text, version)
     if version < QUOTED_NAMESPACE_SINCE:
         text = QUOTED_IMPORT.sub(r'MODULE_IMPORT_NS(\1)', text)
+    if version in KUNIT_STANDINS:
+        if compat_dir is None:
+            raise HarnessError(f'{version[0]}.{version[1]} needs KUnit '
+                               'stand-ins: say where they are')
+        text = add_standins(text, compat_dir / KUNIT_STANDINS[version])
     return text
+
+
+def source_for_tree(path: Path, version: Tuple[int, int]) -> str:
+    """The upstream test source at @path as the tree of @version takes it."""
+    return for_tree(path.read_text(), version, path.parent / COMPAT_DIR)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from .errors import HarnessError, SetupError, log
 from .settings import OVERLAY_DIR, REPO, UPSTREAM_TEST_DIR, UPSTREAM_TESTS, Settings
-from .upstream_tests import for_tree
+from .upstream_tests import source_for_tree
 
 STAMP = '.tcpopt-pristine'
 # Beside a scratch tree's src: what it holds (ScratchTree).
@@ -739,7 +739,7 @@ def source_bytes(name: str, path: Path, version: Tuple[int, int]) -> bytes:
     """What the tree of @version gets at @name from kunit/ @path: the
     upstream suites with the guards of that tree resolved."""
     if name.startswith(UPSTREAM_TEST_DIR + '/'):
-        return for_tree(path.read_text(), version).encode()
+        return source_for_tree(path, version).encode()
     return path.read_bytes()
 
 

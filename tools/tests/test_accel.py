@@ -208,9 +208,12 @@ class KunitCommandTest(unittest.TestCase):
         self.assertIn('--qemu_args=-accel kvm', cmd)
         self.assertIn(DEFAULT_SUITES, cmd)
         self.assertIn('--jobs=' + str(kernel.jobs()), cmd)
-        self.assertEqual(cmd[-3:], ['--kconfig_add=CONFIG_TCP_AO=y',
+        # The tree's options, then the upstream layer's suite.
+        self.assertEqual(cmd[-4:], ['--kconfig_add=CONFIG_TCP_AO=y',
                                     '--kconfig_add=CONFIG_CRYPTO_HMAC=y',
-                                    '--kconfig_add=CONFIG_CRYPTO_SHA1=y'])
+                                    '--kconfig_add=CONFIG_CRYPTO_SHA1=y',
+                                    '--kconfig_add='
+                                    'CONFIG_TCP_OUTPUT_KUNIT_TEST=y'])
 
     def test_without_an_accelerator_qemu_gets_no_extra_arguments(
             self) -> None:

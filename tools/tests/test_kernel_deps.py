@@ -28,13 +28,23 @@ class KernelCommandTest(unittest.TestCase):
         self.assertIn(f'--build_dir={WORK}/6.1/build', cmd)
         self.assertIn(f'--kunitconfig={self.settings.kunitconfig}', cmd)
         self.assertIn('--timeout=42', cmd)
-        # 6.1 adds nothing to .kunitconfig: the benchmark is the bench's.
-        self.assertEqual(cmd[-2], '--make_options')
-        self.assertTrue(cmd[-1].startswith('CC='))
+        # 6.1 adds only the upstream layer's suite to .kunitconfig: the
+        # benchmark is the bench's.
+        self.assertEqual(cmd[-3], '--make_options')
+        self.assertTrue(cmd[-2].startswith('CC='))
+        self.assertEqual(cmd[-1],
+                         '--kconfig_add=CONFIG_TCP_OUTPUT_KUNIT_TEST=y')
         bench = kernel.kunit_command(replace(self.settings, bench=True))
         self.assertEqual(bench[-1],
                          '--kconfig_add=CONFIG_TCP_OPTIONS_KUNIT_BENCH=y')
+        self.assertNotIn('--kconfig_add=CONFIG_TCP_OUTPUT_KUNIT_TEST=y',
+                         bench)
         self.assertIn(f'--build_dir={WORK}/6.1/build-bench', bench)
+        # A bisected revision carries the harness alone: nothing is added.
+        harness = kernel.kunit_command(replace(self.settings,
+                                               harness_only=True))
+        self.assertEqual(harness[-2], '--make_options')
+        self.assertTrue(harness[-1].startswith('CC='))
 
     def test_build_env_keeps_ccache_in_work_dir_and_drops_pythonpath(
             self) -> None:
@@ -118,16 +128,29 @@ class OneRunnerTest(unittest.TestCase):
                 self.assertIn('supervise(', text)
 
     def test_plain_kunit_py_goes_through_supervise(self) -> None:
+        """On a layered tree (6.1's series) kunit.py takes the upstream
+        tests' .kunitconfig; on a series of one layer, net/ipv4's."""
+        import tempfile
         from tcpopt import plain
-        settings = Settings(tree='6.1', work_dir=WORK)
-        with mock.patch('tcpopt.plain.supervise', return_value=0) as run, \
-                mock.patch('tcpopt.plain.choose_accel'), \
-                mock.patch('builtins.open', mock.mock_open()), \
-                mock.patch.object(Path, 'unlink'):
-            status, _ = plain.run_plain_kunit(settings, WORK / 'git' / 'src')
-        self.assertEqual(status, 0)
-        command = run.call_args.args[1]
-        self.assertEqual(command[:3], plain.PLAIN_COMMAND)
-        self.assertEqual(command[3], '--kunitconfig=net/ipv4')
-        self.assertEqual(run.call_args.args[3],
-                         WORK / 'git' / 'build' / 'test.log')
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        one_layer = Path(tmp.name)
+        (one_layer / 'kernel-patches' / '6.1').mkdir(parents=True)
+        for settings, kunitconfig in (
+                (Settings(tree='6.1', work_dir=WORK), 'net/ipv4/tests'),
+                (Settings(tree='6.1', work_dir=WORK, repo=one_layer),
+                 'net/ipv4')):
+            with self.subTest(kunitconfig=kunitconfig):
+                with mock.patch('tcpopt.plain.supervise',
+                                return_value=0) as run, \
+                        mock.patch('tcpopt.plain.choose_accel'), \
+                        mock.patch('builtins.open', mock.mock_open()), \
+                        mock.patch.object(Path, 'unlink'):
+                    status, _ = plain.run_plain_kunit(
+                        settings, WORK / 'git' / 'src')
+                self.assertEqual(status, 0)
+                command = run.call_args.args[1]
+                self.assertEqual(command[:3], plain.PLAIN_COMMAND)
+                self.assertEqual(command[3], f'--kunitconfig={kunitconfig}')
+                self.assertEqual(run.call_args.args[3],
+                                 WORK / 'git' / 'build' / 'test.log')

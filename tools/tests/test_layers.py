@@ -15,27 +15,58 @@ WORK = Path('/nonexistent/work')
 
 
 class MailSetTest(unittest.TestCase):
-    def test_7_3_posts_the_fix_to_net_and_the_rest_to_net_next(self) -> None:
-        net, net_next = series.mail_sets(Settings(tree='7.3', work_dir=WORK))
-        self.assertEqual((net.folder, net.prefix), ('net', 'PATCH net'))
-        self.assertEqual([p.name for p in net.patches],
-                         ['0001-tcp-keep-the-timestamp-on-TCP-AO-syncookie-'
-                          'SYN-ACKs.patch'])
-        self.assertFalse(net.cover_letter)
-        self.assertEqual(net_next.prefix, 'PATCH net-next')
-        self.assertTrue(net_next.cover_letter)
-        self.assertEqual(net_next.cover.parent.name, 'upstream')
-        self.assertEqual(len(net_next.patches), 3)
+    def test_7_3_and_6_12_post_the_fix_to_net_and_the_rest_to_net_next(
+            self) -> None:
+        for tree in ('7.3', '6.12'):
+            with self.subTest(tree=tree):
+                net, net_next = series.mail_sets(Settings(tree=tree,
+                                                          work_dir=WORK))
+                self.assertEqual((net.folder, net.prefix),
+                                 ('net', 'PATCH net'))
+                self.assertEqual([p.name for p in net.patches],
+                                 ['0001-tcp-keep-the-timestamp-on-TCP-AO-'
+                                  'syncookie-SYN-ACKs.patch'])
+                self.assertFalse(net.cover_letter)
+                self.assertEqual(net_next.prefix, 'PATCH net-next')
+                self.assertTrue(net_next.cover_letter)
+                self.assertEqual(net_next.cover.parent.name, 'upstream')
+                self.assertEqual(len(net_next.patches), 3)
+
+    def test_6_1_has_no_fix_to_post(self) -> None:
+        (only,) = series.mail_sets(Settings(tree='6.1', work_dir=WORK))
+        self.assertEqual((only.folder, only.prefix),
+                         ('net-next', 'PATCH net-next'))
+        self.assertEqual(len(only.patches), 3)
 
     def test_no_harness_patch_is_posted(self) -> None:
-        for mail_set in series.mail_sets(Settings(tree='7.3', work_dir=WORK)):
-            for patch in mail_set.patches:
-                self.assertEqual(patch.parent.name, 'upstream', patch)
+        for tree in ('6.1', '6.12', '7.3'):
+            for mail_set in series.mail_sets(Settings(tree=tree,
+                                                      work_dir=WORK)):
+                for patch in mail_set.patches:
+                    self.assertEqual(patch.parent.name, 'upstream', patch)
 
-    def test_a_tree_of_one_layer_posts_everything_to_net_next(self) -> None:
-        (only,) = series.mail_sets(Settings(tree='6.1', work_dir=WORK))
-        self.assertEqual((only.folder, only.prefix), ('', 'PATCH net-next'))
-        self.assertEqual(len(only.patches), 5)
+    def test_a_series_of_one_layer_posts_everything_to_net_next(
+            self) -> None:
+        """No upstream/ folder (as 6.1's series once was): every patch
+        and the cover letter go to net-next, from the export dir itself."""
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = Path(tmp)
+            patches = repo / 'kernel-patches' / '6.1'
+            patches.mkdir(parents=True)
+            names = ['0001-a.patch', '0002-b.patch', '0003-c.patch']
+            for name in [series.COVER] + names:
+                (patches / name).write_text('x\n')
+            (patches / 'series').write_text(
+                ''.join(f'{name}\n' for name in names))
+            settings = Settings(tree='6.1', work_dir=WORK, repo=repo)
+            self.assertFalse(settings.layered)
+            (only,) = series.mail_sets(settings)
+            self.assertEqual((only.folder, only.prefix),
+                             ('', 'PATCH net-next'))
+            self.assertEqual([p.name for p in only.patches], names)
+            self.assertEqual(only.cover, patches / series.COVER)
+            self.assertTrue(only.cover_letter)
 
     def test_mails_are_net_then_net_next_without_covers(self) -> None:
         import tempfile

@@ -31,14 +31,20 @@ from typing import Callable, Dict, List, Tuple
 
 from tcpopt import kernel, worktree
 from tcpopt.expected import expected_cases
-from tcpopt.settings import REPO
+from tcpopt.settings import REPO, Settings
 
 DATA = Path(__file__).resolve().parent / 'data' / 'misuse'
 TREE = '6.1'
 PACKAGE = 'linux-source-6.1'
 PATCH_DIR = REPO / 'kernel-patches' / TREE
-FIRST_PATCH = 'kernel-patches/6.1/' \
-    '0001-tcp-factor-out-the-Fast-Open-cookie-option-space.patch'
+FIRST_PATCH = 'kernel-patches/6.1/upstream/' \
+    '0001-tcp-move-the-option-layout-definitions-to-tcp_options.h.patch'
+# The cases a default run of the tree expects: the harness's and, the
+# series having the upstream layer, the upstream suites' as 6.1 gets them.
+EXPECTED = expected_cases(
+    REPO / 'kunit',
+    Settings(tree=TREE, work_dir=Path('/nonexistent')).upstream_version
+    or False)
 KERNEL = 'arch/x86/boot/bzImage'     # the fake kunit.py's "kernel"
 INTERRUPTED = ('run.sh: interrupted; the next run picks up where this one '
                'stopped')
@@ -46,8 +52,9 @@ TOOLS = ('python3', 'tar', 'xz', 'cp', 'patch', 'dirname')
 PAGE = 4096
 
 # A line of tcp_output.c that a newer kernel "changed": hunk #2 of the
-# first patch removes it, so that hunk no longer applies.
-CHANGED_LINE = '\t\tu32 need = fastopen->cookie.len;'
+# first patch removes it (to tcp_options.h), so that hunk no longer
+# applies.
+CHANGED_LINE = '#define OPTION_SACK_ADVERTISE\tBIT(0)'
 HUNK = re.compile(r'^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@')
 
 FIXTURES: Dict[str, Path] = {}
@@ -132,12 +139,17 @@ def make_tarball(root: Path, version: str, changed: bool = False) -> Path:
     major, minor, sub = version.split('.')
     top = f'linux-source-{major}.{minor}'
     tree = root / version / top
+    changes = 0
     for name, lines in pristine_files().items():
         text = '\n'.join(lines) + '\n'
         if changed:
+            changes += text.count(CHANGED_LINE)
             text = text.replace(CHANGED_LINE, CHANGED_LINE + ' /* v2 */')
         (tree / name).parent.mkdir(parents=True, exist_ok=True)
         (tree / name).write_text(text)
+    if changed and changes != 1:
+        raise AssertionError(f'{CHANGED_LINE!r} is in the fake tree '
+                             f'{changes} times, not once')
     (tree / 'Makefile').write_text(
         f'# SPDX-License-Identifier: GPL-2.0\nVERSION = {major}\n'
         f'PATCHLEVEL = {minor}\nSUBLEVEL = {sub}\nEXTRAVERSION =\n'
@@ -152,8 +164,9 @@ def make_tarball(root: Path, version: str, changed: bool = False) -> Path:
 
 
 def pass_console(path: Path) -> Path:
-    """A complete KTAP log with every case kunit/*.c declares, passing."""
-    names = expected_cases(REPO / 'kunit')
+    """A complete KTAP log with every case the tree expects, passing:
+    kunit/*.c's and the upstream suites' (kunit/tests/)."""
+    names = EXPECTED
     lines = ['KTAP version 1', '1..1', '    KTAP version 1',
              '    # Subtest: tcp_opt_fake', f'    1..{len(names)}']
     lines += [f'    ok {i} {name}' for i, name in enumerate(names, 1)]
@@ -323,7 +336,7 @@ class MisuseTestCase(unittest.TestCase):
 
     def assert_passes(self, result: subprocess.CompletedProcess) -> None:
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        count = len(expected_cases(REPO / 'kunit'))
+        count = len(EXPECTED)
         self.assertIn(f'{count} KUnit cases: {count} passed, 0 failed, '
                       '0 skipped, 0 missing', result.stdout)
 
@@ -422,7 +435,7 @@ class OtherKernelVersionTest(MisuseTestCase):
 class SeriesNoLongerAppliesTest(MisuseTestCase):
 
     MESSAGE = (f'run.sh: error: {FIRST_PATCH} does not apply to {PACKAGE} '
-               '6.1.200: net/ipv4/tcp_output.c: hunk #2 FAILED at line 818')
+               '6.1.200: net/ipv4/tcp_output.c: hunk #2 FAILED at line 409')
 
     def test_first_run_leaves_no_source_tree(self) -> None:
         self.install('6.1.200')

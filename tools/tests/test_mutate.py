@@ -303,16 +303,26 @@ class ResultsFileTest(unittest.TestCase):
 
 
 class StagesTest(unittest.TestCase):
-    """The unit suites first; the live suite, on the same kernel, only
-    for a mutant they did not kill."""
+    """Each stage boots, on the same kernel, only for a mutant the stages
+    before it did not kill. 6.1's series has the two layers: the upstream
+    suites, then the harness's unit suites, then the live suite."""
+
+    # Each stage's glob and seconds, and a case only it reports.
+    GLOBS = [('tcp_opt_[lw][ar]*', 15), ('tcp_opt_[!blw]*', 15),
+             ('tcp_opt_live', 30)]
+    OWN_CASES = ['md5_drops_ts', 'syn_ts_sack_ws_mss1460_ws7',
+                 'live_ts_sack_ws']
+
+    def make_settings(self):
+        return Settings(tree='6.1', work_dir=Path('/nonexistent'))
 
     def setUp(self):
         from tcpopt import ktap
         self.ktap = ktap
-        self.settings = Settings(tree='6.1', work_dir=Path('/nonexistent'))
+        self.settings = self.make_settings()
         self.calls = []
-        self.unit, self.live = [list(stage.cases) for stage in
-                                mutate.stages(self.settings)]
+        self.cases = [list(stage.cases) for stage in
+                      mutate.stages(self.settings)]
         self.mutant = Mutant('f.c', 'f', 1, 1, 'delete', 'x;', ';')
 
     def fake_run(self, failing_stage):
@@ -320,7 +330,7 @@ class StagesTest(unittest.TestCase):
                        filter_glob=None, action='run'):
             number = len(self.calls)
             self.calls.append((filter_glob, action, timeout))
-            names = (self.unit, self.live)[number]
+            names = self.cases[number]
             cases = [self.ktap.Case('s', name, 'fail' if (
                 number == failing_stage and index == 0) else 'pass')
                 for index, name in enumerate(names)]
@@ -329,6 +339,7 @@ class StagesTest(unittest.TestCase):
 
     def stages(self, failing_stage, digest='mutated', builds=True):
         from unittest import mock
+        self.calls = []
         with mock.patch('tcpopt.mutants.run_suites',
                         side_effect=self.fake_run(failing_stage)), \
                 mock.patch('tcpopt.mutate.build_only', return_value=builds), \
@@ -339,9 +350,13 @@ class StagesTest(unittest.TestCase):
                                      {'f.c': 'original'})
 
     def test_the_stages_split_the_cases(self):
-        self.assertIn('live_ts_sack_ws', self.live)
-        self.assertIn('syn_ts_sack_ws_mss1460_ws7', self.unit)
-        self.assertFalse(set(self.unit) & set(self.live))
+        self.assertEqual(len(self.cases), len(self.GLOBS))
+        for number, (cases, own) in enumerate(zip(self.cases,
+                                                  self.OWN_CASES)):
+            with self.subTest(stage=self.GLOBS[number][0]):
+                self.assertIn(own, cases)
+                for other in self.cases[number + 1:]:
+                    self.assertFalse(set(cases) & set(other))
 
     def test_the_original_object_is_never_booted(self):
         result = self.stages(0, digest='original')
@@ -352,25 +367,47 @@ class StagesTest(unittest.TestCase):
         self.assertEqual(self.stages(0, builds=False).verdict, 'no-build')
         self.assertEqual(self.calls, [])
 
-    def test_killed_in_the_unit_stage_never_boots_live(self):
-        result = self.stages(0)
-        self.assertEqual((result.verdict, result.failing),
-                         ('killed', [self.unit[0]]))
-        self.assertEqual(self.calls, [('tcp_opt_[!bl]*', 'exec', 15)])
+    def test_killed_in_a_stage_never_boots_the_later_ones(self):
+        for number, (glob, _) in enumerate(self.GLOBS):
+            with self.subTest(stage=glob):
+                result = self.stages(number)
+                self.assertEqual((result.verdict, result.failing,
+                                  result.stage),
+                                 ('killed', [self.cases[number][0]], glob))
+                self.assertEqual(self.calls,
+                                 [(g, 'exec', seconds) for g, seconds
+                                  in self.GLOBS[:number + 1]])
 
-    def test_the_live_stage_execs_the_same_kernel(self):
-        result = self.stages(1)
-        self.assertEqual((result.verdict, result.failing),
-                         ('killed', [self.live[0]]))
+    def test_every_stage_execs_the_same_kernel(self):
+        self.stages(None)
         self.assertEqual([call[:2] for call in self.calls],
-                         [('tcp_opt_[!bl]*', 'exec'),
-                          ('tcp_opt_live', 'exec')])
+                         [(glob, 'exec') for glob, _ in self.GLOBS])
 
-    def test_survives_only_both_stages(self):
+    def test_survives_only_every_stage(self):
         result = self.stages(None)
         self.assertEqual((result.verdict, result.compared),
                          ('survived', True))
-        self.assertEqual(len(self.calls), 2)
+        self.assertEqual(len(self.calls), len(self.GLOBS))
+
+
+class OneLayerStagesTest(StagesTest):
+    """A series of one layer (no upstream/ folder, as 6.1's once was):
+    the unit suites first, then the live suite."""
+
+    GLOBS = [('tcp_opt_[!bl]*', 15), ('tcp_opt_live', 30)]
+    OWN_CASES = ['syn_ts_sack_ws_mss1460_ws7', 'live_ts_sack_ws']
+
+    def make_settings(self):
+        from tcpopt.settings import REPO
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        repo = Path(tmp.name)
+        (repo / 'kernel-patches' / '6.1').mkdir(parents=True)
+        (repo / 'kunit').symlink_to(REPO / 'kunit')
+        settings = Settings(tree='6.1', work_dir=Path('/nonexistent'),
+                            repo=repo)
+        self.assertFalse(settings.layered)
+        return settings
 
 
 class LayeredStagesTest(unittest.TestCase):

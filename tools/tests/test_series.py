@@ -114,9 +114,14 @@ class RealSeriesTest(unittest.TestCase):
                 self.assertEqual(series.check(Settings.create(tree)), [])
 
     def test_stored_patches_carry_no_identity(self) -> None:
-        for path in (REPO / 'kernel-patches').glob('6.*/*.patch'):
-            with self.subTest(patch=path.name):
-                self.assertNotRegex(path.read_text(), series.IDENTITY)
+        from tcpopt.settings import TREES
+        for tree in TREES:
+            # Both layers: upstream/ and harness/ (and a flat series).
+            paths = sorted((REPO / 'kernel-patches' / tree).rglob('*.patch'))
+            self.assertTrue(paths, tree)
+            for path in paths:
+                with self.subTest(patch=str(path.relative_to(REPO))):
+                    self.assertNotRegex(path.read_text(), series.IDENTITY)
 
 
 class IdentityTest(unittest.TestCase):

@@ -4,7 +4,7 @@ import unittest
 
 from tcpopt.errors import HarnessError
 from tcpopt.expected import upstream_cases
-from tcpopt.upstream_tests import for_tree, resolve_guards
+from tcpopt.upstream_tests import for_tree, resolve_guards, source_for_tree
 
 from tcpopt.settings import REPO
 
@@ -41,7 +41,7 @@ class ResolveGuards(unittest.TestCase):
             '#endif', 'MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);'])
 
     def test_6_1_has_neither(self):
-        lines = for_tree(SOURCE, (6, 1)).splitlines()
+        lines = resolve_guards(SOURCE, (6, 1)).splitlines()
         self.assertNotIn('ao', lines)
         self.assertNotIn('accecn', lines)
         self.assertIn('no accecn', lines)
@@ -60,6 +60,25 @@ class ResolveGuards(unittest.TestCase):
 
 
 class TheRealSuites(unittest.TestCase):
+
+    def test_6_1_gets_the_kunit_standins_after_the_includes(self):
+        path = REPO / 'kunit' / 'tests' / 'tcp_output_kunit.c'
+        text = source_for_tree(path, (6, 1))
+        self.assertLess(text.index('#include "../tcp_options.h"'),
+                        text.index('#define KUNIT_ARRAY_PARAM_DESC'))
+        for version in ((6, 12), (7, 3)):
+            self.assertNotIn('KUNIT_ARRAY_PARAM_DESC(name',
+                             source_for_tree(path, version))
+        with self.assertRaises(HarnessError):
+            for_tree(path.read_text(), (6, 1))
+
+    def test_6_1_has_no_ao_rows_and_writes_without_a_key(self):
+        path = REPO / 'kunit' / 'tests' / 'tcp_output_kunit.c'
+        text = source_for_tree(path, (6, 1))
+        self.assertNotIn('ao_len', text)
+        self.assertNotIn('tcp_key', text)
+        self.assertIn('tcp_options_write((struct tcphdr *)buf, tp, &opts);',
+                      text)
 
     def test_6_12_runs_the_mainline_cases_but_accecn(self):
         kunit = REPO / 'kunit'

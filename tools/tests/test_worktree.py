@@ -559,11 +559,14 @@ class SeriesTest(unittest.TestCase):
         self.assertEqual(worktree.files_touched(patch),
                          ['net/ipv4/tcp_output.c', 'net/ipv4/Kconfig'])
 
-    def test_real_series_reads_five_patches(self) -> None:
+    def test_real_series_reads_both_layers_in_order(self) -> None:
         from tcpopt.settings import REPO
         patches = worktree.read_series(REPO / 'kernel-patches/6.1')
-        self.assertEqual([p.name[:4] for p in patches],
-                         ['0001', '0002', '0003', '0004', '0005'])
+        self.assertEqual([(p.parent.name, p.name[:4]) for p in patches],
+                         [('upstream', '0001'), ('upstream', '0002'),
+                          ('upstream', '0003'), ('harness', '0001'),
+                          ('harness', '0002'), ('harness', '0003'),
+                          ('harness', '0004')])
 
 
 class KernelVersionTest(unittest.TestCase):

@@ -1,0 +1,57 @@
+/* KUnit in 6.1 has none of KUNIT_EXPECT_MEMEQ() (6.2),
+ * kunit_add_action_or_reset() (6.5), KUNIT_ARRAY_PARAM_DESC() (6.6) and
+ * KUNIT_DEFINE_ACTION_WRAPPER() (6.8). Stand-ins built on what it has.
+ */
+#define KUNIT_EXPECT_MEMEQ(test, left, right, size)			\
+	KUNIT_EXPECT_EQ(test, memcmp(left, right, size), 0)
+
+#define KUNIT_ARRAY_PARAM_DESC(name, array, desc_member)		\
+	static void name##_desc(typeof((array)[0]) *param, char *desc)	\
+	{								\
+		strscpy(desc, param->desc_member, KUNIT_PARAM_DESC_SIZE); \
+	}								\
+	KUNIT_ARRAY_PARAM(name, array, name##_desc)
+
+#define KUNIT_DEFINE_ACTION_WRAPPER(wrapper, orig, arg_type)		\
+	static void wrapper(void *in)					\
+	{								\
+		orig((arg_type)in);					\
+	}
+
+struct kunit_action_backport {
+	void (*action)(void *);
+	void *arg;
+};
+
+static int kunit_action_backport_init(struct kunit_resource *res, void *ctx)
+{
+	res->data = ctx;
+	return 0;
+}
+
+static void kunit_action_backport_free(struct kunit_resource *res)
+{
+	struct kunit_action_backport *backport = res->data;
+
+	backport->action(backport->arg);
+	kfree(backport);
+}
+
+static int kunit_add_action_or_reset(struct kunit *test,
+				     void (*action)(void *), void *arg)
+{
+	struct kunit_action_backport *backport;
+
+	backport = kmalloc(sizeof(*backport), GFP_KERNEL);
+	if (backport) {
+		backport->action = action;
+		backport->arg = arg;
+		if (kunit_alloc_resource(test, kunit_action_backport_init,
+					 kunit_action_backport_free, GFP_KERNEL,
+					 backport))
+			return 0;
+		kfree(backport);
+	}
+	action(arg);
+	return -ENOMEM;
+}
