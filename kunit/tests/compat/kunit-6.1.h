@@ -5,12 +5,19 @@
 #define KUNIT_EXPECT_MEMEQ(test, left, right, size)			\
 	KUNIT_EXPECT_EQ(test, memcmp(left, right, size), 0)
 
-#define KUNIT_ARRAY_PARAM_DESC(name, array, desc_member)		\
-	static void name##_desc(typeof((array)[0]) *param, char *desc)	\
+/* Every table here names its rows with .name, the desc_member passed. */
+#define KUNIT_ARRAY_PARAM_DESC(param, array, desc_member)		\
+	static const void *param##_gen_params(const void *prev, char *desc) \
 	{								\
-		strscpy(desc, param->desc_member, KUNIT_PARAM_DESC_SIZE); \
-	}								\
-	KUNIT_ARRAY_PARAM(name, array, name##_desc)
+		__auto_type rows = &(array);				\
+		typeof(&(*rows)[0]) next = prev;				\
+									\
+		next = next ? next + 1 : *rows;				\
+		if (next - *rows >= ARRAY_SIZE(*rows))			\
+			return NULL;					\
+		strscpy(desc, next->name, KUNIT_PARAM_DESC_SIZE);	\
+		return next;						\
+	}
 
 #define KUNIT_DEFINE_ACTION_WRAPPER(wrapper, orig, arg_type)		\
 	static void wrapper(void *in)					\
@@ -19,7 +26,7 @@
 	}
 
 struct kunit_action_backport {
-	void (*action)(void *);
+	void (*action)(void *arg);
 	void *arg;
 };
 
@@ -38,7 +45,7 @@ static void kunit_action_backport_free(struct kunit_resource *res)
 }
 
 static int kunit_add_action_or_reset(struct kunit *test,
-				     void (*action)(void *), void *arg)
+				     void (*action)(void *arg), void *arg)
 {
 	struct kunit_action_backport *backport;
 
