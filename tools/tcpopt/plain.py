@@ -9,8 +9,9 @@ repository copied into the tree:
    carry a "tcp: " subject and the signer's Signed-off-by;
 3. `git am` of the patches (not the cover letter) onto the pristine
    commit of <work>/<tree>/git/;
-4. `./tools/testing/kunit/kunit.py run --arch=x86_64 --kunitconfig=net/ipv4`
-   in that tree, whose every expected case must pass.
+4. `./tools/testing/kunit/kunit.py run --arch=x86_64
+   --kunitconfig=net/ipv4/tests` in that tree (net/ipv4 for a series of
+   one layer), whose every expected case must pass.
 
 kunit.py gets two flags of its own beyond that: --build_dir=../build
 (<work>/<tree>/git/build, kept between runs, so a warm run rebuilds only
