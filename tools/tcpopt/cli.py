@@ -273,7 +273,7 @@ def cmd_series(settings: Settings, action: str,
     if action == 'cost':
         if not settings.layered:
             raise UsageError(f'--cost: kernel-patches/{settings.tree} has no '
-                             'upstream layer (7.3 has)')
+                             'upstream layer')
         tally = Tally()
         with worktree.locked(settings):
             worktree.prepare(settings)
