@@ -286,6 +286,8 @@ def cmd_series(settings: Settings, action: str,
             print(result.line())
             for line in result.diagnostics[:5]:
                 print(f'    {line}')
+            for line in result.inherited[:5]:
+                print(f'    (as in the pristine tree) {line}')
         return 0 if all(r.ok for r in results) else 1
     if action == 'export':
         who = series.user_identity(REPO)

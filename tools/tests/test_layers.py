@@ -179,6 +179,24 @@ class HotPathVerdictTest(unittest.TestCase):
 
 
 class BuildCheckTest(unittest.TestCase):
+    def test_a_warning_the_pristine_tree_has_is_not_new(self) -> None:
+        from tcpopt import buildcheck
+        old = ('src/net/ipv4/tcp_output.c:187:3: warning: result of '
+               'comparison of constant -1 is always false')
+        moved = old.replace(':187:3:', ':190:3:')
+        fresh = 'src/net/ipv4/tcp_output.c:900:1: warning: unused variable'
+        result = buildcheck.split_inherited(
+            buildcheck.BuildResult('p.patch', 'clang', ['o'], [moved, fresh]),
+            [old])
+        self.assertEqual(result.diagnostics, [fresh])
+        self.assertEqual(result.inherited, [moved])
+        self.assertFalse(result.ok)
+        alone = buildcheck.split_inherited(
+            buildcheck.BuildResult('p.patch', 'clang', ['o'], [moved]), [old])
+        self.assertTrue(alone.ok)
+        self.assertIn('0 warnings or errors (1 as in the pristine tree)',
+                      alone.line())
+
     def test_a_warning_fails_the_patch(self) -> None:
         import subprocess
         import tempfile
