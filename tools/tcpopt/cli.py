@@ -1096,7 +1096,7 @@ def add_series_opts(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--build-check', action='store_true',
                         help='build the objects each patch of the upstream '
                         'layer touches with W=1 under gcc and clang-19, '
-                        'patch by patch; any warning fails')
+                        'patch by patch; any new warning fails')
     parser.add_argument('--cost', action='store_true',
                         help="what the upstream layer costs tcp_output.o: "
                         'bloat-o-meter and .text against the pristine tree '
