@@ -55,7 +55,7 @@ from .upstream_tests import COMPAT_DIR
 from .worktree import ScratchTree, log, write_atomic
 
 # The layout functions the upstream series splits out of the
-# calculators (7.3), and the two helpers they share.
+# calculators (every tree), and the two helpers they share.
 LAYOUT_FUNCTIONS = (
     'tcp_syn_options_layout', 'tcp_synack_options_layout',
     'tcp_established_options_start', 'tcp_established_options_finish',
