@@ -287,8 +287,8 @@ def boot_once(settings: Settings, chosen: accel.Accel, log: Path,
                               accel=chosen, output=out)
     if status or not console.is_file():
         return False
-    return judge(ktap.read(console),
-                 expected_cases(settings.kunit_dir, settings.upstream_version or False)).ok
+    due = expected_cases(settings.kunit_dir, settings.upstream_suites)
+    return judge(ktap.read(console), due).ok
 
 
 def boots_under(bench: Bench, chosen: accel.Accel, runs: int = BOOTS,

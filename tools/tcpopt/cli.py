@@ -72,7 +72,7 @@ def kunit_step(settings: Settings, inject: Optional[List[Path]] = None,
     # --filter leaves cases out on purpose; KTAP's plan still shows a
     # kernel that stopped early.
     expected = [] if settings.filter_glob else \
-        expected_cases(settings.kunit_dir, settings.upstream_version or False)
+        expected_cases(settings.kunit_dir, settings.upstream_suites)
     if not log.is_file():
         print(f'kunit.py exited with status {status} before the kernel ran; '
               'its output above says why')
@@ -550,7 +550,7 @@ def cmd_compare(trees: List[Settings]) -> int:
     runs = []
     for settings, log in zip(trees, logs):
         run = ktap.read(log)
-        due = expected_cases(settings.kunit_dir, settings.upstream_version or False)
+        due = expected_cases(settings.kunit_dir, settings.upstream_suites)
         if not judge(run, due).ok:
             print(f'run.sh: error: --compare: the last {settings.tree} run '
                   f'({log}) did not pass every case; run it again',
@@ -591,11 +591,12 @@ def twice_step(settings: Settings, tally: Tally) -> bool:
     runs pass every case, and neither prints a splat."""
     twice.check_tree(settings.source)
     glob = settings.filter_glob or DEFAULT_SUITES
-    suites = [s for s in suite_names(settings.kunit_dir, settings.upstream_version or False)
+    suites = [s for s in suite_names(settings.kunit_dir,
+                                     settings.upstream_suites)
               if fnmatch.fnmatchcase(s, glob.partition('.')[0])]
     boot = twice.boot(settings, suites)
     due = [] if settings.filter_glob else \
-        expected_cases(settings.kunit_dir, settings.upstream_version or False)
+        expected_cases(settings.kunit_dir, settings.upstream_suites)
     first, second = judge(boot.first, due), judge(boot.second, due)
     reports = boot.splats.sanitizer
     for report in reports:
@@ -663,7 +664,7 @@ def due_in(settings: Settings, run: ktap.Run) -> List[str]:
     """The cases a log must report: none by name under a filter, as with
     run --filter."""
     return [] if run_filter(settings, run) else \
-        expected_cases(settings.kunit_dir, settings.upstream_version or False)
+        expected_cases(settings.kunit_dir, settings.upstream_suites)
 
 
 def cmd_parse(settings: Settings, log: Optional[Path],

@@ -116,7 +116,7 @@ def run_one(settings: Settings, tree: ScratchTree, build: Path,
         result.error = f'did not build or boot; see {output}'
         return result
     verdict = judge(run, expected_cases(settings.kunit_dir,
-                                        settings.upstream_version or False))
+                                        settings.upstream_suites))
     result.failing = verdict.failed + verdict.missing
     if verdict.crashed and not result.failing:
         result.failing = ['(kernel crashed)']

@@ -528,7 +528,7 @@ def load_results(settings: Settings, tree: Path) -> Dict[str, Result]:
         return {}
     # A file from before the options were recorded: they are unknown.
     config_changed = data.get('config') != config_fingerprint(settings)
-    cases = set(expected_cases(settings.kunit_dir, settings.upstream_version or False))
+    cases = set(expected_cases(settings.kunit_dir, settings.upstream_suites))
     results = {k: Result(**v) for k, v in data.get('results', {}).items()}
     return {k: r for k, r in results.items()
             if still_valid(r, tests, cases, config_changed)}

@@ -6,7 +6,7 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import List, Optional, Tuple, Union
 
 from .errors import SetupError, UsageError
 from .sanitize import KCONFIG as SANITIZER_KCONFIG
@@ -224,10 +224,11 @@ class Settings:
         return version_key(self.tree)
 
     @property
-    def upstream_version(self) -> Optional[Tuple[int, int]]:
-        """The release whose upstream suites a run counts (the expected
-        module's Upstream), or None on a tree without the upstream layer."""
-        return self.version if self.layered else None
+    def upstream_suites(self) -> Union[bool, Tuple[int, int]]:
+        """Which upstream suites a run counts (expected.Upstream): those
+        of this tree's release, or none (False) without the upstream
+        layer."""
+        return self.version if self.layered else False
 
     @property
     def has_kunit_debugfs_run(self) -> bool:

@@ -43,7 +43,7 @@ FIRST_PATCH = 'kernel-patches/6.1/upstream/' \
 # series having the upstream layer, the upstream suites' as 6.1 gets them.
 EXPECTED = expected_cases(
     REPO / 'kunit',
-    Settings(tree=TREE, work_dir=Path('/nonexistent')).upstream_version
+    Settings(tree=TREE, work_dir=Path('/nonexistent')).upstream_suites
     or False)
 KERNEL = 'arch/x86/boot/bzImage'     # the fake kunit.py's "kernel"
 INTERRUPTED = ('run.sh: interrupted; the next run picks up where this one '
