@@ -26,7 +26,8 @@ from .errors import HarnessError, SetupError, UsageError, no_space
 from .expected import expected_cases, filter_problem, suite_names
 from .report import (Verdict, as_json, failure_details, judge, layout_table,
                      raw_lines, summary)
-from .settings import (BACKPORTED, DEFAULT_SUITES, DEFAULT_TREE, HEAVY_STEPS,
+from .settings import (BACKPORTED, BUILD_FREE_IN_CI, BUILD_FREE_STEPS,
+                       DEFAULT_SUITES, DEFAULT_TREE, HEAVY_STEPS,
                        MUTATION_SAMPLE, MUTATION_SEED, REPO, TEST_TREES,
                        TREES, Settings)
 
@@ -246,11 +247,16 @@ def plain_step(settings: Settings, tally: Tally) -> None:
     for line in plain.closing_lines(log):
         print(f'  {line}')
     verdict = plain.plain_verdict(settings, repo)
-    ok = status == 0 and verdict.ok
+    reports = plain.plain_splats(settings, repo)
+    for report in reports:
+        print('\n' + report.render())
+    ok = status == 0 and verdict.ok and not reports
+    splats = f', {sanitize.counts(reports)} splats' if settings.sanitize \
+        else ''
     print(f'{"PASS" if ok else "FAIL"} plain kunit.py on {settings.tree}: '
           f'exit {status}, {len(verdict.passed)} passed, '
           f'{len(verdict.failed)} failed, {len(verdict.skipped)} skipped, '
-          f'{len(verdict.missing)} missing (log {log})')
+          f'{len(verdict.missing)} missing{splats} (log {log})')
     tally.add(ok)
 
 
@@ -566,6 +572,26 @@ def cmd_compare(trees: List[Settings]) -> int:
     return 0
 
 
+def debug_kunit_step(settings: Settings, tally: Tally
+                     ) -> Optional[ktap.Run]:
+    """The KUnit step on the debug kernel: every case as kunit_test_step
+    counts it, and any KASAN, UBSAN, KFENCE or lockdep report fails."""
+    run = kunit_test_step(settings, tally)
+    tally.add(report_splats(settings, run.sanitizer if run else []))
+    return run
+
+
+def report_splats(settings: Settings, reports: list) -> bool:
+    """Print each report and the verdict line; True if there were none."""
+    for report in reports:
+        print('\n' + report.render())
+    log = settings.build_dir / 'test.log'
+    print(f'\n{"FAIL" if reports else "PASS"} {settings.tree} with KASAN, '
+          f'UBSAN, KFENCE and lockdep: {sanitize.counts(reports)} splats in '
+          f'{worktree.display(log)}', flush=True)
+    return not reports
+
+
 def sanitize_step(settings: Settings, tally: Tally,
                   inject: Optional[List[Path]] = None,
                   raw: Optional[str] = None
@@ -573,17 +599,10 @@ def sanitize_step(settings: Settings, tally: Tally,
     """The suites under KASAN, UBSAN and KFENCE: any report fails, even
     in a case KUnit calls passed."""
     verdict, run = kunit_step(settings, inject, raw)
-    log = settings.build_dir / 'test.log'
-    reports = run.sanitizer if run else []
-    for report in reports:
-        print('\n' + report.render())
-    ok = verdict.ok and not reports
-    print(f'\n{"PASS" if ok else "FAIL"} {settings.tree} with KASAN, UBSAN, '
-          f'KFENCE and lockdep: {sanitize.counts(reports)} splats in '
-          f'{worktree.display(log)}', flush=True)
+    clean = report_splats(settings, run.sanitizer if run else [])
     tally.add(verdict.ok)
-    tally.add(not reports)
-    return ok, verdict, run
+    tally.add(clean)
+    return verdict.ok and clean, verdict, run
 
 
 def twice_step(settings: Settings, tally: Tally) -> bool:
@@ -709,11 +728,13 @@ ALL_HEAVY_STEPS = ('bloat', 'plain', 'kconfig', 'bisectable', 'mutants',
 
 
 def tree_steps(settings: Settings, tally: Tally, demo: bool,
-               every: bool = False, debug: bool = False) -> list:
+               every: bool = False, build_free: bool = False) -> list:
     """What the test command checks on one tree, in order: the KUnit
     suites and every check of their output, the series check and the
     export on each tree; the build-heavy steps HEAVY_STEPS names for it
     (a cold CI must stay under 60 minutes; README says which run where).
+    On the debug tree (@settings.sanitize) every step takes the debug
+    kernel, and its suites run twice in one boot too.
     """
     tree = settings.tree
     runs: List[Optional[ktap.Run]] = []  # the KUnit step's, read once
@@ -721,9 +742,16 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool,
     def checks(step: Callable[[ktap.Run], None]) -> Callable[[], None]:
         return lambda: step(need(settings, runs[-1]))
 
+    kunit_title = f'KUnit suites in QEMU ({settings.package})'
+    if settings.sanitize:
+        kunit_title = (f'KUnit suites in QEMU ({settings.package}) with KASAN, '
+                       'UBSAN, KFENCE and lockdep: no splat (./run.sh '
+                       '--sanitize)')
     steps = [
-        ('kunit', f'KUnit suites in QEMU ({settings.package})',
-         lambda: runs.append(kunit_test_step(settings, tally))),
+        ('kunit-debug' if settings.sanitize else 'kunit', kunit_title,
+         lambda: runs.append(debug_kunit_step(settings, tally)
+                             if settings.sanitize else
+                             kunit_test_step(settings, tally))),
         ('sweep', f'sweep: every {tree} combination against the reference '
          'model', checks(lambda run: sweep_step(settings, tally, run))),
         ('layouts', f'docs/layouts/{tree}.md is golden',
@@ -761,28 +789,27 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool,
                    f'on {tree}, each killed or declared equivalent',
                    lambda: mutate_step(settings, tally)),
     }
+    if build_free:
+        return [step for step in steps if step[0] in BUILD_FREE_STEPS]
     chosen = ALL_HEAVY_STEPS if every else HEAVY_STEPS.get(tree, ())
     steps += [(name, *heavy[name]) for name in chosen]
     if demo and every:
         steps.append(('bisect-demo', f'git bisect run tools/bisect-layout on '
                       f'a synthetic {tree} history',
                       lambda: bisect_demo_step(settings, tally)))
-    if debug:
-        sanitized = dataclasses.replace(settings, sanitize=True)
-        steps.append(('sanitize', f'KUnit suites on {tree} with KASAN, UBSAN, '
-                      'KFENCE and lockdep: no splat (./run.sh --sanitize)',
-                      lambda: sanitize_step(sanitized, tally)))
-    if debug and settings.has_kunit_debugfs_run:
+    if settings.sanitize and settings.has_kunit_debugfs_run:
         steps.append(('twice', f'every suite twice in one boot of the {tree} '
                       'debug kernel (KUnit\'s debugfs run file): both runs '
                       'pass, no splat (./run.sh run --twice)',
-                      lambda: twice_step(sanitized, tally)))
+                      lambda: twice_step(settings, tally)))
     return steps
 
 
 def cmd_test(trees: List[Settings], quick: bool = False,
-             every: bool = False) -> int:
-    """Host tests once, then every step on every tree.
+             every: bool = False, named: bool = True) -> int:
+    """Host tests once, then every step on every tree; unless the trees
+    were @named, those in BUILD_FREE_IN_CI only get the steps that build
+    no kernel.
 
     The debug build (KASAN, UBSAN, KFENCE and lockdep) runs on the last
     tree named, the newest; with @every the bisect demonstration, which
@@ -795,9 +822,13 @@ def cmd_test(trees: List[Settings], quick: bool = False,
               lambda: unit_test_step(tally))]
     for index, settings in enumerate(trees):
         demo = index == 0 and not quick
-        debug = index == len(trees) - 1 and not quick
+        if index == len(trees) - 1 and not quick:
+            # One debug kernel for the tree's every step: a second cold
+            # build of the same tree is what a cold CI cannot afford.
+            settings = dataclasses.replace(settings, sanitize=True)
+        build_free = not named and settings.tree in BUILD_FREE_IN_CI
         steps += [(step, title, settings, fn) for step, title, fn in
-                  tree_steps(settings, tally, demo, every, debug)]
+                  tree_steps(settings, tally, demo, every, build_free)]
     times: List[steptime.StepTime] = []
     ccache_dir = trees[0].ccache_dir
     header = {'date': time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()),
@@ -918,9 +949,9 @@ def tree_order(name: str) -> tuple:
 
 
 def step_titles(tree: str, debug: bool = False) -> List[str]:
-    settings = Settings(tree, Path('<work dir>'))
+    settings = Settings(tree, Path('<work dir>'), sanitize=debug)
     return [title for _, title, _ in
-            tree_steps(settings, Tally(), demo=False, debug=debug)]
+            tree_steps(settings, Tally(), demo=False)]
 
 
 def test_help() -> str:
@@ -935,11 +966,18 @@ def test_help() -> str:
     lines += [f'  {n}. {title}' for n, title in
               enumerate(every[:common], 2)]
     for tree in TEST_TREES:
+        if tree in BUILD_FREE_IN_CI:
+            lines.append(f'  on {tree}, only what builds no kernel '
+                         f'({", ".join(BUILD_FREE_STEPS)}): --tree {tree} '
+                         'runs the rest')
+            continue
         heavy = step_titles(tree)[common:]
         lines.append(f'  then on {tree}:' if heavy else
                      f'  on {tree}, no build-heavy step')
         lines += [f'  - {title}' for title in heavy]
-    lines.append(f'  on the last tree ({last}), unless --quick:')
+    lines.append(f'  on the last tree ({last}), unless --quick, every step '
+                 'takes one debug kernel (KASAN, UBSAN, KFENCE, lockdep; any '
+                 'splat fails), and:')
     lines += [f'  - {title}' for title in
               step_titles(last, debug=True)[len(step_titles(last)):]]
     lines.append('  --all-steps: every build-heavy step on every tree named '
@@ -1380,7 +1418,8 @@ def dispatch(args: argparse.Namespace, argv: List[str]) -> int:
         return cmd_compare([Settings.create(name) for name in args.compare])
     install(trees)
     if args.command == 'test':
-        return cmd_test(trees, quick=args.quick, every=args.all_steps)
+        return cmd_test(trees, quick=args.quick, every=args.all_steps,
+                        named=bool(args.tree))
     if args.command == 'layouts':
         return cmd_layouts(trees[0], update=args.update, png=args.png,
                            inject=_existing(args.inject))

@@ -55,7 +55,10 @@ def origin(patch: Path) -> str:
 
 
 def mutant_dirs(settings: Settings) -> tuple[Path, Path]:
-    base = settings.tree_dir / 'mutants'
+    """The scratch tree, and its build beside the main build's: the debug
+    kernel's mutants have their own, so neither rebuilds the other's."""
+    base = settings.tree_dir / ('mutants-sanitize' if settings.sanitize
+                                else 'mutants')
     return base / 'src', base / 'build'
 
 

@@ -13,9 +13,12 @@ repository copied into the tree:
    --kunitconfig=net/ipv4/tests` in that tree (net/ipv4 for a series of
    one layer), whose every expected case must pass.
 
-kunit.py gets two flags of its own beyond that: --build_dir=../build
+kunit.py gets three flags of its own beyond that: --build_dir=../build
 (<work>/<tree>/git/build, kept between runs, so a warm run rebuilds only
-what the patches touch) and --make_options CC="ccache gcc", so that the
+what the patches touch), --make_options CC="ccache gcc" and a
+--kconfig_add for each option the harness trims from x86_64's defaults
+(settings.TRIM_KCONFIG: ACPI and the like, no test's concern), plus, on the
+test command's debug tree, the debug options (sanitize.KCONFIG), so that the
 objects the main build already compiled come from ccache: git/src and
 git/build sit as src/ and build/ do, and ccache sees the same relative
 paths.
@@ -32,7 +35,8 @@ from .expected import expected_cases, upstream_cases
 from .accel import choose as choose_accel
 from .kernel import compiler, kunit_timeout, supervise
 from .report import Verdict, judge
-from .settings import OVERLAY_DIR, UPSTREAM_TEST_DIR, Settings
+from .settings import (OVERLAY_DIR, SANITIZER_KCONFIG, TRIM_KCONFIG,
+                       UPSTREAM_TEST_DIR, Settings)
 from .worktree import remove_tree
 
 THROWAWAY = series.Identity('Throwaway Export', 'throwaway@example.invalid')
@@ -97,7 +101,14 @@ def plain_kunitconfig(settings: Settings) -> str:
 
 def plain_command(settings: Settings) -> List[str]:
     return PLAIN_COMMAND + [f'--kunitconfig={plain_kunitconfig(settings)}'] + \
-        BUILD_FLAGS + ['--make_options', f'CC={compiler()}']
+        BUILD_FLAGS + ['--make_options', f'CC={compiler()}'] + \
+        [f'--kconfig_add={option}' for option in plain_kconfig_add(settings)]
+
+
+def plain_kconfig_add(settings: Settings) -> List[str]:
+    """The trimmed defaults; on the debug tree also the debug options, so
+    that the objects are the main (debug) build's."""
+    return TRIM_KCONFIG + (SANITIZER_KCONFIG if settings.sanitize else [])
 
 
 def run_plain_kunit(settings: Settings, repo: Path) -> tuple[int, Path]:
@@ -123,6 +134,14 @@ def plain_verdict(settings: Settings, repo: Path) -> Verdict:
     if not log.is_file():
         return Verdict(missing=expected, crashed=True)
     return judge(ktap.read(log), expected)
+
+
+def plain_splats(settings: Settings, repo: Path) -> list:
+    """The debug kernel's KASAN, UBSAN, KFENCE and lockdep reports."""
+    log = repo.parent / 'build' / 'test.log'
+    if not settings.sanitize or not log.is_file():
+        return []
+    return ktap.read(log).sanitizer
 
 
 def closing_lines(log: Path, count: int = 3) -> List[str]:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from tcpopt import cli, ktap
 from tcpopt.errors import UsageError
-from tcpopt.settings import DEFAULT_TREE, HEAVY_STEPS, TEST_TREES
+from tcpopt.settings import (BUILD_FREE_IN_CI, DEFAULT_TREE, HEAVY_STEPS,
+                             TEST_TREES)
 
 DATA = Path(__file__).resolve().parent / 'data'
 
@@ -104,13 +105,16 @@ class TestHelpTest(unittest.TestCase):
         lines = text.splitlines()
         last = TEST_TREES[-1]
         for tree in TEST_TREES:
+            if tree in BUILD_FREE_IN_CI:
+                self.assertIn(f'  on {tree}, only what builds no kernel '
+                              '(series, export)', text)
+                continue
             # Another tree's common steps are the default's, renamed; the
-            # debug build runs on the last tree.
+            # debug kernel is the last tree's, which adds --twice.
             steps = cli.step_titles(tree, debug=tree == last)
             if tree != DEFAULT_TREE:
-                # The debug build: the sanitizer step and --twice.
                 steps = steps[len(steps) - len(HEAVY_STEPS[tree]) -
-                              2 * (tree == last):]
+                              (tree == last):]
             for title in steps:
                 with self.subTest(tree=tree, title=title):
                     self.assertTrue(any(line.endswith(f'. {title}') or
@@ -383,12 +387,24 @@ class OneParsePerTreeTest(unittest.TestCase):
         from tcpopt.settings import Settings
         trees = [Settings.create(tree, self.work) for tree in TEST_TREES]
         opened, parsed, out = self.reads(lambda: cli.cmd_test(trees))
-        logs = [self.log(tree) for tree in TEST_TREES] + \
+        # The last tree's every step takes the debug kernel's one log.
+        logs = [self.log(tree) for tree in TEST_TREES[:-1]] + \
             [self.log(TEST_TREES[-1], sanitize=True)]
         self.assertIn('tshark decodes every 7.3 layout', out)
         self.assertIn('KFENCE and lockdep: 1 (KASAN 1) splats in', out)
         self.assertEqual(opened, {log: 1 for log in logs})
         self.assertEqual(parsed, sorted(logs))
+
+    def test_without_tree_names_a_build_free_tree_boots_nothing(self) -> None:
+        from tcpopt.settings import Settings
+        trees = [Settings.create(tree, self.work) for tree in TEST_TREES]
+        opened, parsed, out = self.reads(
+            lambda: cli.cmd_test(trees, named=False))
+        logs = [self.log(tree) for tree in TEST_TREES
+                if tree not in BUILD_FREE_IN_CI][:-1] + \
+            [self.log(TEST_TREES[-1], sanitize=True)]
+        self.assertEqual(opened, {log: 1 for log in logs})
+        self.assertNotIn('KUnit suites in QEMU (linux-source-6.12)', out)
 
     def test_layouts_capture_and_sanitize_read_the_log_once(self) -> None:
         from tcpopt.settings import Settings

@@ -11,7 +11,7 @@ from unittest import mock
 
 from tcpopt import deps, kernel
 from tcpopt.errors import HarnessError
-from tcpopt.settings import Settings
+from tcpopt.settings import TRIM_KCONFIG, Settings
 
 WORK = Path('/nonexistent/work')
 
@@ -28,23 +28,24 @@ class KernelCommandTest(unittest.TestCase):
         self.assertIn(f'--build_dir={WORK}/6.1/build', cmd)
         self.assertIn(f'--kunitconfig={self.settings.kunitconfig}', cmd)
         self.assertIn('--timeout=42', cmd)
-        # 6.1 adds only the upstream layer's suite to .kunitconfig: the
-        # benchmark is the bench's.
-        self.assertEqual(cmd[-3], '--make_options')
-        self.assertTrue(cmd[-2].startswith('CC='))
-        self.assertEqual(cmd[-1],
-                         '--kconfig_add=CONFIG_TCP_OUTPUT_KUNIT_TEST=y')
+        # 6.1 adds the trimmed defaults and the upstream layer's suite to
+        # .kunitconfig: the benchmark is the bench's.
+        trims = [f'--kconfig_add={option}' for option in TRIM_KCONFIG]
+        make = cmd.index('--make_options')
+        self.assertTrue(cmd[make + 1].startswith('CC='))
+        self.assertEqual(cmd[make + 2:], trims +
+                         ['--kconfig_add=CONFIG_TCP_OUTPUT_KUNIT_TEST=y'])
         bench = kernel.kunit_command(replace(self.settings, bench=True))
         self.assertEqual(bench[-1],
                          '--kconfig_add=CONFIG_TCP_OPTIONS_KUNIT_BENCH=y')
         self.assertNotIn('--kconfig_add=CONFIG_TCP_OUTPUT_KUNIT_TEST=y',
                          bench)
         self.assertIn(f'--build_dir={WORK}/6.1/build-bench', bench)
-        # A bisected revision carries the harness alone: nothing is added.
+        # A bisected revision carries the harness alone: only the trimmed
+        # defaults are added.
         harness = kernel.kunit_command(replace(self.settings,
                                                harness_only=True))
-        self.assertEqual(harness[-2], '--make_options')
-        self.assertTrue(harness[-1].startswith('CC='))
+        self.assertEqual(harness[harness.index('--make_options') + 2:], trims)
 
     def test_build_env_keeps_ccache_in_work_dir_and_drops_pythonpath(
             self) -> None:
