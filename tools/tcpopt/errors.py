@@ -1,11 +1,19 @@
 """The one exception type the command line turns into a one-line error,
-and the one logger."""
+the exit statuses, and the one logger."""
 
 from __future__ import annotations
 
 import errno
 import sys
 from typing import Optional
+
+# Exit status, as kunit.py's.
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_HELP = (f'exit status, as kunit.py\'s: {EXIT_OK} every check passed, '
+             f'{EXIT_FAILED} a test or check failed, {EXIT_USAGE} a usage or '
+             'set-up error (nothing was tested: a bad option, a missing '
+             'package, a tarball or patch that does not apply); '
+             f'{EXIT_INTERRUPTED} interrupted.')
 
 # Who speaks on stderr: run.sh, or tools/bisect-layout (set_program()).
 _PROGRAM = ['run.sh']

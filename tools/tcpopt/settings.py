@@ -32,7 +32,7 @@ TREE_KCONFIG = {
 }
 DEFAULT_TREE = '6.1'
 # The trees ./run.sh test covers when no --tree is given, and those it
-# runs the build-heavy steps on (cli.tree_steps).
+# runs the build-heavy steps on (pipeline.tree_steps).
 TEST_TREES = ('6.1', '6.12', '7.3')
 # Trees the test command, with no --tree, checks without a build: its
 # series against kunit/ and its export (checkpatch). Their KUnit build is

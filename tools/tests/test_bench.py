@@ -18,7 +18,7 @@ from unittest import mock
 from tcpopt import bench, cli, hotpath, perfreport
 from tcpopt.accel import Accel, Probe
 from tcpopt.kconfig_costs import Cost
-from tcpopt.settings import Settings
+from tcpopt.settings import REPO, Settings
 
 DATA = Path(__file__).resolve().parent / 'data'
 KUNIT_SOURCE = ('static struct kunit_case demo_cases[] = {\n'
@@ -451,7 +451,7 @@ class MainTest(BenchTestCase):
         self.assertTrue(doc.is_file())
 
 
-@unittest.skipUnless(shutil.which('git') and (cli.REPO / '.git').exists(),
+@unittest.skipUnless(shutil.which('git') and (REPO / '.git').exists(),
                      'needs git and the checkout')
 class CheckoutStaysCleanTest(unittest.TestCase):
     """bench.main on the real checkout, its kernel builds and boots faked
@@ -462,7 +462,7 @@ class CheckoutStaysCleanTest(unittest.TestCase):
         """git status --porcelain, and the diff behind it: a file already
         modified (' M') that the bench wrote would show only there."""
         def git(*args: str) -> str:
-            return subprocess.run(['git', *args], cwd=cli.REPO, check=True,
+            return subprocess.run(['git', *args], cwd=REPO, check=True,
                                   capture_output=True, text=True).stdout
         return git('status', '--porcelain') + git('diff', '--binary')
 
@@ -526,7 +526,7 @@ class CheckoutStaysCleanTest(unittest.TestCase):
 class CommandLineTest(unittest.TestCase):
 
     def test_bench_is_a_command(self) -> None:
-        self.assertIn('bench', cli.COMMANDS)
+        self.assertIn('bench', cli.HANDLERS)
         args = cli.parse_args(['bench', '--tree', '6.12',
                                '--kunitconfig-costs'])
         self.assertEqual((args.command, args.tree, args.kunitconfig_costs),
@@ -543,7 +543,7 @@ class CommandLineTest(unittest.TestCase):
                           'to ./run.sh bench'))
 
     def test_tools_bench_calls_run_sh_bench(self) -> None:
-        script = Path(cli.REPO / 'tools' / 'bench')
+        script = Path(REPO / 'tools' / 'bench')
         self.assertTrue(os.access(script, os.X_OK))
         self.assertIn('run.sh" bench "$@"', script.read_text())
 

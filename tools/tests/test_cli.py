@@ -1,4 +1,5 @@
-"""cli: the closing tally line and the argument parser."""
+"""cli and the test command: the closing tally line, the argument parser,
+the steps and their one reading of each log."""
 
 from __future__ import annotations
 
@@ -6,10 +7,10 @@ import shutil
 import unittest
 from pathlib import Path
 
-from tcpopt import cli, ktap
+from tcpopt import cli, commands, ktap, pipeline, run_checks
 from tcpopt.errors import UsageError
 from tcpopt.settings import (BUILD_FREE_IN_CI, DEFAULT_TREE, HEAVY_STEPS,
-                             TEST_TREES)
+                             TEST_TREES, version_key)
 
 DATA = Path(__file__).resolve().parent / 'data'
 
@@ -17,19 +18,19 @@ DATA = Path(__file__).resolve().parent / 'data'
 class TallyTest(unittest.TestCase):
 
     def test_closing_line_without_skips(self) -> None:
-        self.assertEqual(cli.Tally(passed=5).closing_line(),
+        self.assertEqual(run_checks.Tally(passed=5).closing_line(),
                          '5 passed, 0 failed')
 
     def test_closing_line_with_skips(self) -> None:
-        self.assertEqual(cli.Tally(passed=5, skipped=2).closing_line(),
+        self.assertEqual(run_checks.Tally(passed=5, skipped=2).closing_line(),
                          '5 passed, 0 failed, 2 skipped')
 
     def test_closing_line_with_failures(self) -> None:
-        self.assertEqual(cli.Tally(3, 1, 0).closing_line(),
+        self.assertEqual(run_checks.Tally(3, 1, 0).closing_line(),
                          '3 passed, 1 failed')
 
     def test_add_counts_passes_and_failures(self) -> None:
-        tally = cli.Tally()
+        tally = run_checks.Tally()
         tally.add(True)
         tally.add(True, 4)
         tally.add(False, 2)
@@ -49,7 +50,7 @@ class ParseArgsTest(unittest.TestCase):
         self.assertEqual(DEFAULT_TREE, '6.1')
 
     def test_trees_sort_as_versions(self) -> None:
-        self.assertEqual(sorted(['6.12', '6.1'], key=cli.tree_order),
+        self.assertEqual(sorted(['6.12', '6.1'], key=version_key),
                          ['6.1', '6.12'])
 
     def test_test_command_and_tree(self) -> None:
@@ -83,11 +84,53 @@ class ParseArgsTest(unittest.TestCase):
                           'kunit'))
 
     def test_every_command_has_a_handler(self) -> None:
-        self.assertEqual(sorted(cli.COMMANDS),
+        self.assertEqual(sorted(cli.HANDLERS),
                          ['bench', 'bisect-demo', 'capture', 'clean', 'kconfig',
                           'layouts', 'mutants', 'mutate', 'parse', 'plain',
                           'run', 'series', 'test'])
-        self.assertEqual(sorted(cli.COMMANDS), sorted(cli.SUBCOMMANDS))
+        self.assertEqual(sorted(cli.HANDLERS), sorted(cli.SUBCOMMANDS))
+
+
+class MainTest(unittest.TestCase):
+    """main: the handler the table names, what reaches it, and how a
+    failure ends."""
+
+    def test_a_closed_stdout_exits_one_without_a_traceback(self) -> None:
+        """'./run.sh parse LOG | head': BrokenPipeError is an OSError,
+        so its handler must come before OSError's."""
+        from unittest import mock
+        handler = mock.Mock(side_effect=BrokenPipeError)
+        with mock.patch.dict(cli.HANDLERS, {'run': handler}), \
+                mock.patch('tcpopt.cli.silence_stdout') as silence:
+            self.assertEqual(cli.main(['run']), 1)
+        silence.assert_called_once_with()
+
+    def test_jobs_and_timeout_reach_the_environment(self) -> None:
+        """Also that of the processes the command starts (git bisect run
+        tools/bisect-layout)."""
+        import os
+        from unittest import mock
+        handler = mock.Mock(return_value=0)
+        with mock.patch.dict(cli.HANDLERS, {'run': handler}), \
+                mock.patch.dict(os.environ):
+            self.assertEqual(cli.main(['--jobs', '3', '--timeout', '60']),
+                             0)
+            self.assertEqual((os.environ['TCPOPT_JOBS'],
+                              os.environ['TCPOPT_KUNIT_TIMEOUT']),
+                             ('3', '60'))
+
+    def test_the_bench_quotes_the_command_line_as_typed(self) -> None:
+        import os
+        import tempfile
+        from unittest import mock
+        with tempfile.TemporaryDirectory() as work, \
+                mock.patch.dict(os.environ, {'TCPOPT_WORK_DIR': work}), \
+                mock.patch('tcpopt.handlers.install'), \
+                mock.patch('tcpopt.handlers.cmd_bench',
+                           return_value=0) as bench:
+            self.assertEqual(cli.main(['--tree=6.12', 'bench']), 0)
+        self.assertEqual(bench.call_args.kwargs['argv'],
+                         ['--tree=6.12', 'bench'])
 
 
 class TestHelpTest(unittest.TestCase):
@@ -99,7 +142,7 @@ class TestHelpTest(unittest.TestCase):
         with contextlib.redirect_stdout(out), self.assertRaises(SystemExit):
             cli.parse_args(['test', '--help'])
         text = out.getvalue()
-        titles = cli.step_titles(DEFAULT_TREE)
+        titles = pipeline.step_titles(DEFAULT_TREE)
         self.assertEqual(len(titles), 7 + len(HEAVY_STEPS[DEFAULT_TREE]))
         self.assertIn('  1. host tool unit tests\n', text)
         lines = text.splitlines()
@@ -111,7 +154,7 @@ class TestHelpTest(unittest.TestCase):
                 continue
             # Another tree's common steps are the default's, renamed; the
             # debug kernel is the last tree's, which adds --twice.
-            steps = cli.step_titles(tree, debug=tree == last)
+            steps = pipeline.step_titles(tree, debug=tree == last)
             if tree != DEFAULT_TREE:
                 steps = steps[len(steps) - len(HEAVY_STEPS[tree]) -
                               (tree == last):]
@@ -143,7 +186,7 @@ class MisusedOptionsTest(unittest.TestCase):
 
     def test_twice_on_a_kunit_without_a_debugfs_run_file(self) -> None:
         from unittest import mock
-        with mock.patch('tcpopt.cli.install',
+        with mock.patch('tcpopt.handlers.install',
                         side_effect=AssertionError('got past usage')):
             self.assertEqual(self.main('run', '--tree', '6.1', '--twice'),
                              (2, 'run.sh: error: --twice: KUnit runs a '
@@ -272,11 +315,11 @@ class CaptureStepTest(unittest.TestCase):
         import io
         from unittest import mock
         shutil.copy(DATA / log, self.settings.build_dir / 'test.log')
-        tally, out = cli.Tally(), io.StringIO()
+        tally, out = run_checks.Tally(), io.StringIO()
         with mock.patch('tcpopt.capture.suite_declared',
                         return_value=declared), \
                 contextlib.redirect_stdout(out):
-            cli.capture_step(self.settings, tally, ktap.read(
+            run_checks.capture_step(self.settings, tally, ktap.read(
                 self.settings.build_dir / 'test.log'))
         return out.getvalue().splitlines(), tally
 
@@ -308,7 +351,7 @@ class CaptureStepTest(unittest.TestCase):
 
     def test_runs_right_after_the_tshark_step(self) -> None:
         titles = [title for _, title, _ in
-                  cli.tree_steps(self.settings, cli.Tally(), demo=False)]
+                  pipeline.tree_steps(self.settings, run_checks.Tally(), demo=False)]
         tshark = next(i for i, title in enumerate(titles)
                       if title.startswith('tshark decodes'))
         self.assertEqual(titles[tshark + 1],
@@ -362,8 +405,8 @@ class OneParsePerTreeTest(unittest.TestCase):
             'unit_test_step', 'series_step', 'export_step', 'bloat_step',
             'plain_step', 'kconfig_step', 'bisectable_step', 'mutants_step',
             'mutate_step', 'bisect_demo_step', 'twice_step')}
-        with mock.patch.multiple('tcpopt.cli', build_and_boot=boot,
-                                 **skipped), \
+        with mock.patch('tcpopt.run_checks.build_and_boot', boot), \
+                mock.patch.multiple('tcpopt.pipeline', **skipped), \
                 mock.patch('tcpopt.worktree.prepare',
                            return_value=self.work), \
                 mock.patch('tcpopt.worktree.kernel_version',
@@ -386,7 +429,7 @@ class OneParsePerTreeTest(unittest.TestCase):
     def test_the_test_command_reads_each_log_once(self) -> None:
         from tcpopt.settings import Settings
         trees = [Settings.create(tree, self.work) for tree in TEST_TREES]
-        opened, parsed, out = self.reads(lambda: cli.cmd_test(trees))
+        opened, parsed, out = self.reads(lambda: pipeline.cmd_test(trees))
         # The last tree's every step takes the debug kernel's one log.
         logs = [self.log(tree) for tree in TEST_TREES[:-1]] + \
             [self.log(TEST_TREES[-1], sanitize=True)]
@@ -399,7 +442,7 @@ class OneParsePerTreeTest(unittest.TestCase):
         from tcpopt.settings import Settings
         trees = [Settings.create(tree, self.work) for tree in TEST_TREES]
         opened, parsed, out = self.reads(
-            lambda: cli.cmd_test(trees, named=False))
+            lambda: pipeline.cmd_test(trees, named=False))
         logs = [self.log(tree) for tree in TEST_TREES
                 if tree not in BUILD_FREE_IN_CI][:-1] + \
             [self.log(TEST_TREES[-1], sanitize=True)]
@@ -411,9 +454,9 @@ class OneParsePerTreeTest(unittest.TestCase):
         plain = Settings.create(TEST_TREES[0], self.work)
         sanitized = Settings.create(TEST_TREES[0], self.work, sanitize=True)
         for name, command, log in (
-                ('layouts', lambda: cli.cmd_layouts(plain), self.log()),
-                ('capture', lambda: cli.cmd_capture(plain), self.log()),
-                ('run --sanitize', lambda: cli.cmd_run(sanitized),
+                ('layouts', lambda: commands.cmd_layouts(plain), self.log()),
+                ('capture', lambda: commands.cmd_capture(plain), self.log()),
+                ('run --sanitize', lambda: commands.cmd_run(sanitized),
                  self.log(sanitize=True))):
             with self.subTest(name):
                 opened, parsed, _ = self.reads(command)

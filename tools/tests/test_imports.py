@@ -114,7 +114,7 @@ class TcpoptImportGraphTest(unittest.TestCase):
     def test_the_graph_sees_the_package(self) -> None:
         graph = import_graph()
         self.assertIn('ktap', graph['layouts'])
-        self.assertIn('bench', graph['cli'])
+        self.assertIn('bench', graph['commands'])
 
 
 if __name__ == '__main__':

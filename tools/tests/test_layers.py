@@ -6,7 +6,7 @@ import unittest
 from pathlib import Path
 
 from tcpopt import checkpatch, expected, series
-from tcpopt.cli import check_trailers
+from tcpopt.handlers import check_trailers
 from tcpopt.errors import UsageError
 from tcpopt.settings import REPO, Settings
 from tcpopt.worktree import kunit_sources

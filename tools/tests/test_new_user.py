@@ -16,7 +16,7 @@ from typing import List, Tuple
 from unittest import mock
 
 from tcpopt import cli, kernel, ktap, workdir
-from tcpopt.errors import SetupError
+from tcpopt.errors import EXIT_HELP, SetupError
 from tcpopt.report import as_json, judge
 from tcpopt.settings import REPO, Settings
 
@@ -56,8 +56,9 @@ class CommandTestCase(unittest.TestCase):
             self.work.append('install or prepare')
             raise AssertionError('work started before the arguments were '
                                  'checked')
-        for target in ('tcpopt.cli.install', 'tcpopt.worktree.prepare',
-                       'tcpopt.cli.kunit_step'):
+        for target in ('tcpopt.handlers.install', 'tcpopt.worktree.prepare',
+                       'tcpopt.commands.kunit_step',
+                       'tcpopt.run_checks.kunit_step'):
             patcher = mock.patch(target, side_effect=no_work)
             patcher.start()
             self.addCleanup(patcher.stop)
@@ -189,14 +190,14 @@ class SetupErrorsExitTwoTest(CommandTestCase):
     """6. One contract: 2 for a usage or set-up error, 1 for a failure."""
 
     def test_missing_packages_exit_two(self) -> None:
-        with mock.patch('tcpopt.cli.install',
+        with mock.patch('tcpopt.handlers.install',
                         side_effect=SetupError('missing Debian packages: x')):
             status, _, err = self.main('run')
         self.assertEqual(status, 2)
         self.assert_one_line(err, 'missing Debian packages: x')
 
     def test_help_and_readme_say_so(self) -> None:
-        self.assertIn('2 a usage or set-up error', cli.EXIT_HELP)
+        self.assertIn('2 a usage or set-up error', EXIT_HELP)
         readme = (REPO / 'README.md').read_text()
         self.assertIn('2 a usage or set-up error', ' '.join(readme.split()))
 

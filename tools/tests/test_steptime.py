@@ -11,7 +11,7 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from tcpopt import cli, kernel, steptime
+from tcpopt import kernel, pipeline, run_checks, steptime
 from tcpopt.settings import Settings
 
 
@@ -25,10 +25,10 @@ class BudgetTest(unittest.TestCase):
     def test_every_step_of_the_test_command_has_a_budget(self) -> None:
         settings = Settings('6.1', Path('/w'))
         steps = [step for step, _, _ in
-                 cli.tree_steps(settings, cli.Tally(), demo=True,
+                 pipeline.tree_steps(settings, run_checks.Tally(), demo=True,
                                 every=True)]
         steps += [step for step, _, _ in
-                  cli.tree_steps(Settings('7.3', Path('/w')), cli.Tally(),
+                  pipeline.tree_steps(Settings('7.3', Path('/w')), run_checks.Tally(),
                                  demo=False)]
         for step in steps + ['host']:
             with self.subTest(step):

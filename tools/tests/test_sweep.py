@@ -9,7 +9,7 @@ import unittest
 from pathlib import Path
 from typing import Dict, List
 
-from tcpopt import cli, ktap, model, sweep
+from tcpopt import ktap, model, run_checks, sweep
 from tcpopt.model import Inputs
 from tcpopt.settings import TREES, Settings
 
@@ -321,7 +321,7 @@ class AoSampleTest(unittest.TestCase):
 
 
 class TreeAwareTest(unittest.TestCase):
-    """cli.sweep_step expects the AO groups on the tree built with AO,
+    """run_checks.sweep_step expects the AO groups on the tree built with AO,
     and the MPTCP groups on every tree (.kunitconfig has CONFIG_MPTCP)."""
 
     @classmethod
@@ -337,7 +337,7 @@ class TreeAwareTest(unittest.TestCase):
                 ''.join(self.logs[ao_records]))
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
-                cli.sweep_step(settings, cli.Tally(),
+                run_checks.sweep_step(settings, run_checks.Tally(),
                                ktap.read(settings.build_dir / 'test.log'))
         return out.getvalue()
 

@@ -57,7 +57,7 @@ class SourceUsageTest(unittest.TestCase):
 
     def test_not_a_kernel_tree(self) -> None:
         with tempfile.TemporaryDirectory() as tmp, \
-                mock.patch('tcpopt.cli.install') as install:
+                mock.patch('tcpopt.handlers.install') as install:
             self.assertEqual(self.run_cli('--source', tmp), 2)
             install.assert_not_called()
 
@@ -65,7 +65,7 @@ class SourceUsageTest(unittest.TestCase):
         for argv in (('test', '--source', '/k'), ('--source', '/k', '--tree',
                                                   '6.1')):
             with self.subTest(argv=argv), \
-                    mock.patch('tcpopt.cli.install') as install:
+                    mock.patch('tcpopt.handlers.install') as install:
                 self.assertEqual(self.run_cli(*argv), 2)
                 install.assert_not_called()
 
