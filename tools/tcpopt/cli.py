@@ -7,7 +7,8 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Callable, Dict, List, NoReturn, Optional
+from typing import (Any, Callable, Dict, List, NoReturn, Optional,
+                    Sequence)
 
 from . import handlers, kernel
 from .errors import (EXIT_FAILED, EXIT_HELP, EXIT_INTERRUPTED, EXIT_USAGE,
@@ -16,28 +17,19 @@ from .pipeline import test_help
 from .settings import DEFAULT_TREE, MUTATION_SEED, TREES, version_key
 
 
-# Options that exclude each other: the first would silently win.
-EXCLUSIVE = (('regen', 'export'), ('regen', 'build_check'),
-             ('export', 'build_check'), ('cost', 'regen'), ('cost', 'export'),
-             ('cost', 'build_check'), ('compare', 'update'),
-             ('compare', 'inject'), ('compare', 'tree'), ('source', 'tree'))
-# kunit.py's own spellings (underscores) where it has the concept.
-KUNIT_SPELLINGS = ('build_dir', 'raw_output')
-# The options that take a value: a command name after one is that value.
-TAKES_VALUE = ('--tree', '--inject', '--source', '--filter', '--build_dir',
-               '--timeout', '--jobs', '--export', '--functions', '--sample',
-               '--seed', '--ids', '--json', '--raw_output', '--compare',
-               '--trailer')
-
-
-def flag(dest: str) -> str:
-    if dest in KUNIT_SPELLINGS:
-        return '--' + dest
-    return '--' + dest.replace('_', '-')
-
-
 class Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is a UsageError: one line, exit 2."""
+    """argparse, but a usage error is a UsageError: one line, exit 2; and
+    the options added to it stay at hand in .options (argparse keeps its
+    own list private)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.options: List[argparse.Action] = []
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        action = super().add_argument(*args, **kwargs)
+        self.options.append(action)
+        return action
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
@@ -246,6 +238,38 @@ SUBCOMMANDS = {
 }
 
 
+OptionGroup = Callable[[argparse.ArgumentParser], None]
+
+
+def options_of(groups: Sequence[OptionGroup]) -> List[argparse.Action]:
+    """The options @groups add, read off a parser of their own."""
+    probe = Parser(add_help=False)
+    for group in groups:
+        group(probe)
+    return probe.options
+
+
+# Every command's options, --tree included, as argparse keeps them.
+EVERY_OPTION = [action for _, groups in SUBCOMMANDS.values()
+                for action in options_of((add_tree_opts, *groups))]
+# The options that take a value: a command name after one is that value.
+TAKES_VALUE = frozenset(option for action in EVERY_OPTION
+                        if action.nargs != 0
+                        for option in action.option_strings)
+# Where argparse keeps each option's value: --filter's is filter_glob.
+DEST = {option: action.dest for action in EVERY_OPTION
+        for option in action.option_strings}
+# Options that exclude each other: the first would silently win. Not
+# argparse's mutually exclusive groups: they print as [--regen | --export
+# DIR] in --help, word the error their own way, and cannot say that
+# --compare excludes --update and --inject, which go together.
+EXCLUSIVE = (('--regen', '--export'), ('--regen', '--build-check'),
+             ('--export', '--build-check'), ('--cost', '--regen'),
+             ('--cost', '--export'), ('--cost', '--build-check'),
+             ('--compare', '--update'), ('--compare', '--inject'),
+             ('--compare', '--tree'), ('--source', '--tree'))
+
+
 def build_parser() -> Parser:
     parser = Parser(
         prog='run.sh', epilog=EXIT_HELP,
@@ -267,14 +291,9 @@ def build_parser() -> Parser:
 
 def commands_taking(option: str) -> List[str]:
     """The commands that take @option, e.g. '--quick'."""
-    found = []
-    for name, (_, groups) in SUBCOMMANDS.items():
-        probe = argparse.ArgumentParser(add_help=False)
-        for group in groups:
-            group(probe)
-        if option in probe._option_string_actions:
-            found.append(name)
-    return found
+    return [name for name, (_, groups) in SUBCOMMANDS.items()
+            if any(option in action.option_strings
+                   for action in options_of(groups))]
 
 
 def with_command_first(argv: List[str]) -> List[str]:
@@ -295,9 +314,9 @@ def usage_problem(args: argparse.Namespace) -> Optional[str]:
         return f'--tree given {len(args.tree)} times ' \
             f'({", ".join(args.tree)}): name one tree'
     for first, second in EXCLUSIVE:
-        if getattr(args, first, None) and getattr(args, second, None):
-            return f'{args.command}: give {flag(first)} or ' \
-                f'{flag(second)}, not both'
+        if getattr(args, DEST[first], None) and \
+                getattr(args, DEST[second], None):
+            return f'{args.command}: give {first} or {second}, not both'
     compare = getattr(args, 'compare', None)
     if compare and (not 2 <= len(compare) <= 3 or
                     compare != sorted(set(compare), key=version_key)):

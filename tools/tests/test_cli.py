@@ -90,6 +90,14 @@ class ParseArgsTest(unittest.TestCase):
                           'run', 'series', 'test'])
         self.assertEqual(sorted(cli.HANDLERS), sorted(cli.SUBCOMMANDS))
 
+    def test_no_option_value_is_taken_for_the_command(self) -> None:
+        self.assertIn('--jobs', cli.TAKES_VALUE)
+        self.assertNotIn('--quick', cli.TAKES_VALUE)
+        for option in sorted(cli.TAKES_VALUE):
+            with self.subTest(option):
+                self.assertEqual(cli.with_command_first([option, 'test']),
+                                 ['run', option, 'test'])
+
 
 class MainTest(unittest.TestCase):
     """main: the handler the table names, what reaches it, and how a
