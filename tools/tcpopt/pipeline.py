@@ -353,6 +353,7 @@ def write_step_times(settings: Settings, times: List[steptime.StepTime],
     header says when it started, at which commit), and the disk its work
     dir takes."""
     header['disk'] = workdir.disk_usage(settings.work_dir)
+    header['wall'] = round(time.monotonic() - steptime.STARTED)
     steptime.save(times, settings.work_dir / 'test-steps.json', header)
     worktree.write_atomic(settings.work_dir / 'test-steps.md',
                           steptime.section(header, times))

@@ -28,6 +28,9 @@ COLD_SECONDS = {
 }
 BUDGET_FACTOR = 2
 BUDGET_FLOOR = 300
+# When run.sh's Python started: the wall time includes what runs before
+# the first step (the packages, the backported tree's fetch).
+STARTED = time.monotonic()
 
 
 def budget(step: str) -> int:
@@ -158,11 +161,16 @@ def section(header: dict, times: List[StepTime]) -> str:
     state = 'an empty work dir and an empty ccache' if header.get('cold') \
         else 'a work dir and ccache left by earlier runs'
     done = f'{len(times)} of {header.get("planned", len(times))} steps'
+    wall = header.get('wall')
+    since_start = (f'; {wall} s ({wall / 60:.1f} min) from the command\'s '
+                   'start, with the packages and the backported tree\'s '
+                   'fetch before the first step') if wall else ''
     return (f'## The test command, step by step\n\n'
             f'Generated from `{header.get("command", "./run.sh test")}` '
             f'started {header["date"]} at commit {header["commit"]}, on '
             f'{header.get("cpus", "?")} CPUs with QEMU under TCG, from '
-            f'{state}: {done}, **{total:.0f} s ({total / 60:.1f} min)**. '
+            f'{state}: {done}, **{total:.0f} s ({total / 60:.1f} min)** in '
+            f'the steps{since_start}. '
             'Build is make and kunit.py\'s build, boot is QEMU; a step\'s '
             'budget is twice its measured cold time (at least 300 s), '
             'past which the test command stops (`steptime.py`).\n\n'

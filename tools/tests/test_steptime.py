@@ -100,8 +100,14 @@ class SectionTest(unittest.TestCase):
         text = steptime.section({'date': '2026-12-06 02:39 UTC',
                                  'commit': 'a4a029c', 'planned': 31,
                                  'cpus': 2, 'cold': True}, times)
-        self.assertIn('2 of 31 steps, **420 s (7.0 min)**', text)
+        self.assertIn('2 of 31 steps, **420 s (7.0 min)** in the steps.',
+                      text)
         self.assertIn('an empty work dir and an empty ccache', text)
+        # The wall time counts what ran before the first step as well.
+        walled = steptime.section({'date': 'd', 'commit': 'c', 'wall': 480},
+                                  times)
+        self.assertIn('in the steps; 480 s (8.0 min) from the command\'s '
+                      'start', walled)
         budget = steptime.budget('kunit')
         self.assertIn('| 2 | 6.1 | kunit | 370 | 300 | 40 | 10 | 1700 | '
                       f'{budget} |', text)
