@@ -61,8 +61,8 @@ UPSTREAM_KCONFIG = {
 # The build-heavy steps of the test command, per tree. A cold CI must
 # stay under 60 minutes and a warm one under 15, and this machine compiles
 # 70 to 190 objects a minute (docs/performance.md): a cold KUnit build
-# takes 6 to 17 minutes, a regression mutant 40 s, on the debug kernel
-# 80 s. So CI runs, beside each tree's KUnit suites and checks, the
+# takes 6 to 17 minutes, a regression mutant 40 s, and more on the debug
+# kernel, which boots slower. So CI runs, beside each tree's KUnit suites and checks, the
 # regression mutants on 6.1 (incremental from the main build) and git am
 # of the upstream layer + plain kunit.py on 7.3 (the series netdev would
 # take); the rest runs by hand: ./run.sh test --tree T --all-steps, or
