@@ -12,14 +12,14 @@ from __future__ import annotations
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 from . import ktap
 from .errors import HarnessError
 from .expected import expected_cases
 from .kernel import run_kunit
 from .report import judge
-from .settings import DEFAULT_TREE, Settings
+from .settings import Settings
 from .worktree import (ScratchTree, apply_patch, files_touched, log,
                        read_series)
 
@@ -35,17 +35,18 @@ class MutantResult:
         return not self.error and bool(self.failing)
 
 
-def regressions(settings: Settings, new_only: bool = False) -> List[Path]:
-    """The tree's regressions; with @new_only, those the default tree's
-    folder has no patch of the same name for (its ports are killed there
-    in the same test command)."""
+def regressions(settings: Settings, only: Sequence[str] = ()) -> List[Path]:
+    """The tree's regressions; with @only, those of these names alone."""
     root = settings.repo / 'kernel-patches' / 'regressions'
     patches = sorted((root / settings.tree).glob('*.patch'))
     if not patches:
         raise HarnessError(f'no regressions in {root / settings.tree}')
-    if new_only and settings.tree != DEFAULT_TREE:
-        ported = {p.name for p in (root / DEFAULT_TREE).glob('*.patch')}
-        patches = [p for p in patches if p.name not in ported]
+    if only:
+        missing = sorted(set(only) - {p.name for p in patches})
+        if missing:
+            raise HarnessError(f'no {", ".join(missing)} in '
+                               f'{root / settings.tree}')
+        patches = [p for p in patches if p.name in only]
     return patches
 
 
@@ -127,12 +128,12 @@ def run_one(settings: Settings, tree: ScratchTree, build: Path,
 
 
 def run_all(settings: Settings,
-            new_only: bool = False) -> List[MutantResult]:
+            only: Sequence[str] = ()) -> List[MutantResult]:
     tree = scratch(settings)
     tree.ensure()
     _, build = mutant_dirs(settings)
     results = []
-    for patch in regressions(settings, new_only):
+    for patch in regressions(settings, only):
         log(f'mutant {patch.name}: building and running the suites')
         results.append(run_one(settings, tree, build, patch))
     return results

@@ -10,7 +10,7 @@ import sys
 import time
 import unittest
 from pathlib import Path
-from typing import Callable, List, Optional
+from typing import Callable, List, Optional, Sequence
 
 from . import (bisect_demo, bisectable, bloat, capture, kconfig_matrix,
                ktap, mutants, mutate, plain, sanitize, series, steptime,
@@ -20,8 +20,8 @@ from .run_checks import (Tally, capture_step, debug_kunit_step, heading,
                          kunit_test_step, layouts_step, need, sweep_step,
                          tshark_step, twice_step)
 from .settings import (BUILD_FREE_IN_CI, BUILD_FREE_STEPS, DEFAULT_TREE,
-                       HEAVY_STEPS, MUTATION_SAMPLE, MUTATION_SEED, REPO,
-                       TEST_TREES, Settings)
+                       HEAVY_STEPS, MUTATION_SAMPLE, MUTATION_SEED,
+                       REGRESSIONS_2008, REPO, TEST_TREES, Settings)
 
 
 def unit_test_step(tally: Tally) -> None:
@@ -144,8 +144,8 @@ def kconfig_step(settings: Settings, tally: Tally) -> None:
 
 
 def mutants_step(settings: Settings, tally: Tally,
-                 new_only: bool = False) -> bool:
-    results = mutants.run_all(settings, new_only)
+                 only: Sequence[str] = ()) -> bool:
+    results = mutants.run_all(settings, only)
     print(mutants.kill_matrix(results))
     for result in results:
         tally.add(result.killed)
@@ -257,9 +257,10 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool,
                        '(bisectable)', lambda: bisectable_step(settings, tally)),
         'mutants': (f'mutants: every {tree} regression fails a named case',
                     lambda: mutants_step(settings, tally)),
-        'new-mutants': (f'mutants: every {tree} regression of code '
-                        f'{DEFAULT_TREE} lacks fails a named case',
-                        lambda: mutants_step(settings, tally, new_only=True)),
+        'mutants-2008': (f'mutants: the {tree} regressions of 2.6.27 (MSS '
+                         'behind TS, SACK_PERM not counted) fail named cases',
+                         lambda: mutants_step(settings, tally,
+                                              only=REGRESSIONS_2008)),
         'mutate': (f'generated mutants: a fixed sample of {MUTATION_SAMPLE} '
                    f'on {tree}, each killed or declared equivalent',
                    lambda: mutate_step(settings, tally)),

@@ -534,3 +534,24 @@ class TestSourcesTest(unittest.TestCase):
                  for p in mutate.test_paths(settings)]
         self.assertIn('tests/tcp_output_kunit.c', names)
         self.assertIn('tcp_options_test.c', names)
+
+
+class RegressionSelectionTest(unittest.TestCase):
+    """The CI's 2.6.27 pair is picked by name, and a name a tree lacks is
+    an error, not an empty step that passes."""
+
+    def test_the_2008_pair_on_every_tree(self) -> None:
+        from tcpopt import mutants
+        from tcpopt.settings import REGRESSIONS_2008, TEST_TREES
+        for tree in TEST_TREES:
+            with self.subTest(tree=tree):
+                chosen = mutants.regressions(Settings(tree, Path('/w')),
+                                             REGRESSIONS_2008)
+                self.assertEqual([p.name for p in chosen],
+                                 list(REGRESSIONS_2008))
+
+    def test_a_missing_name_is_an_error(self) -> None:
+        from tcpopt import mutants
+        with self.assertRaisesRegex(HarnessError, 'no 99-none.patch in'):
+            mutants.regressions(Settings('6.1', Path('/w')),
+                                ('99-none.patch',))
