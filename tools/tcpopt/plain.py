@@ -18,10 +18,12 @@ kunit.py gets three flags of its own beyond that: --build_dir=../build
 what the patches touch), --make_options CC="ccache gcc" and a
 --kconfig_add for each option the harness trims from x86_64's defaults
 (settings.TRIM_KCONFIG: ACPI and the like, no test's concern), plus, on the
-test command's debug tree, the debug options (sanitize.KCONFIG), so that the
-objects the main build already compiled come from ccache: git/src and
-git/build sit as src/ and build/ do, and ccache sees the same relative
-paths.
+test command's debug tree, the debug options (sanitize.KCONFIG), so that an
+object whose preprocessed text is the main build's comes from ccache:
+git/src and git/build sit as src/ and build/ do, and ccache sees the same
+relative paths. On a two-layer tree few are: the upstream .kunitconfig
+leaves out what the harness's adds (netfilter, IPv6, MPTCP...), which
+most objects' text depends on (7.3, cold: 211 hits, 1006 misses).
 """
 
 from __future__ import annotations

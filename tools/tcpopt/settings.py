@@ -105,7 +105,7 @@ BENCH_KCONFIG = 'CONFIG_TCP_OPTIONS_KUNIT_BENCH=y'
 # every build the harness makes, about a fifth fewer objects to compile
 # (docs/performance.md, "Cold builds"). Not in .kunitconfig, which holds
 # what the suites need and is checked against the series' own; plain
-# kunit.py, in the git am tree, builds without them.
+# kunit.py gets them as --kconfig_add (plain.plain_kconfig_add).
 TRIM_KCONFIG = ['CONFIG_ACPI=n', 'CONFIG_HID=n', 'CONFIG_THERMAL=n',
                 'CONFIG_ETHTOOL_NETLINK=n', 'CONFIG_CPU_IDLE=n']
 # The hot-path benchmark suite (kunit/tcp_options_bench.c): marked slow,
