@@ -1,5 +1,7 @@
-"""run.sh's command line: the commands and their options (argparse), and
-main, which hands the parsed arguments to the command's handler."""
+"""run.sh's command line: its commands and options, parsed and dispatched.
+
+The commands and their options (argparse), and main, which hands the
+parsed arguments to the command's handler."""
 
 from __future__ import annotations
 
@@ -10,11 +12,14 @@ from pathlib import Path
 from typing import (Any, Callable, Dict, List, NoReturn, Optional,
                     Sequence)
 
-from . import handlers, kernel
-from .errors import (EXIT_FAILED, EXIT_HELP, EXIT_INTERRUPTED, EXIT_USAGE,
-                     HarnessError, SetupError, UsageError, no_space)
-from .pipeline import test_help
-from .settings import DEFAULT_TREE, MUTATION_SEED, TREES, version_key
+from tcpopt import handlers
+from tcpopt.core.errors import (EXIT_FAILED, EXIT_HELP, EXIT_INTERRUPTED,
+                                EXIT_USAGE, HarnessError, SetupError,
+                                UsageError, no_space)
+from tcpopt.core.settings import (DEFAULT_TREE, MUTATION_SEED, TREES,
+                                  version_key)
+from tcpopt.pipeline import test_help
+from tcpopt.tree import kernel
 
 
 class Parser(argparse.ArgumentParser):
@@ -127,10 +132,10 @@ def add_mutate_opts(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--functions', type=lambda text: text.split(','),
                         metavar='F,...',
                         help='only these functions (default: all the '
-                        'targets in tools/tcpopt/mutate.py), or a group: '
-                        '"layout", the layout functions of the upstream '
-                        'series, whose run writes docs/mutation/<tree>-'
-                        'layout.md')
+                        'targets in tools/tcpopt/mutation/generated.py), or '
+                        'a group: "layout", the layout functions of the '
+                        'upstream series, whose run writes '
+                        'docs/mutation/<tree>-layout.md')
     parser.add_argument('--sample', type=positive, metavar='N',
                         help='N mutants picked with --seed')
     parser.add_argument('--seed', type=int, metavar='S',

@@ -1,6 +1,8 @@
-"""What each run.sh command does, given its trees' settings: run, parse,
-layouts (and --compare), capture, series, kconfig, plain, mutants,
-mutate, bisect-demo, bench, clean. The test command is pipeline.py's."""
+"""What each run.sh command but test does, given its trees' settings.
+
+run, parse, layouts (and --compare), capture, series, kconfig, plain,
+mutants, mutate, bisect-demo, bench, clean. The test command is
+pipeline.py's."""
 
 from __future__ import annotations
 
@@ -13,17 +15,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Iterator, List, Optional, Sequence
 
-from . import (accel, bench, buildcheck, capture, compare, hotpath, ktap,
-               layouts, mutants, mutate, plain, series, workdir, worktree)
-from .errors import EXIT_FAILED, EXIT_OK, UsageError
-from .expected import expected_cases
-from .pipeline import (bisect_demo_step, cost_step, export_step,
-                       kconfig_step, mutants_step, mutate_run, plain_step,
-                       print_export)
-from .report import as_json, judge
-from .run_checks import (Tally, capture_report, heading, kunit_step, need,
-                         layouts_step, sanitize_step, show_run, twice_step)
-from .settings import DEFAULT_SUITES, REPO, Settings
+from tcpopt.bench import hotpath, timings
+from tcpopt.core import workdir
+from tcpopt.core.errors import EXIT_FAILED, EXIT_OK, UsageError
+from tcpopt.core.settings import DEFAULT_SUITES, REPO, Settings
+from tcpopt.layout import capture, tables
+from tcpopt.log import compare, ktap
+from tcpopt.log.expected import expected_cases
+from tcpopt.log.report import as_json, judge
+from tcpopt.mutation import generated, regressions
+from tcpopt.pipeline import (bisect_demo_step, cost_step, export_step,
+                             kconfig_step, mutants_step, mutate_run,
+                             plain_step, print_export)
+from tcpopt.run_checks import (Tally, capture_report, heading, kunit_step,
+                               need, layouts_step, sanitize_step, show_run,
+                               twice_step)
+from tcpopt.series import buildcheck, patchset, plain
+from tcpopt.tree import accel, worktree
 
 
 @dataclass
@@ -135,10 +143,10 @@ def cmd_layouts(settings: Settings, update: bool = False, png: bool = False,
     with worktree.locked(settings):
         verdict, run = kunit_step(settings, inject)
         if update:
-            written = layouts.write_layouts(need(settings, run),
-                                            settings.tree, layouts.DOCS_DIR,
-                                            png=png)
-            print(f'wrote {len(written)} files under {layouts.DOCS_DIR}')
+            written = tables.write_layouts(need(settings, run),
+                                           settings.tree, tables.DOCS_DIR,
+                                           png=png)
+            print(f'wrote {len(written)} files under {tables.DOCS_DIR}')
             return 0 if verdict.ok else 1
         tally = Tally()
         heading(f'docs/layouts/{settings.tree}.md against the kernel')
@@ -166,7 +174,7 @@ def cmd_compare(trees: List[Settings]) -> int:
         runs.append(run)
     names = [settings.tree for settings in trees]
     text = compare.render(names, runs)
-    out = layouts.DOCS_DIR / f'compare-{"-".join(names)}.md'
+    out = tables.DOCS_DIR / f'compare-{"-".join(names)}.md'
     out.write_text(text)
     heading(f'{out.relative_to(REPO)}')
     print(text, end='')
@@ -185,7 +193,7 @@ def cmd_series(settings: Settings, action: str,
                dest: Optional[Path] = None,
                trailers: Sequence[str] = ()) -> int:
     if action == 'regen':
-        written = series.regen(settings)
+        written = patchset.regen(settings)
         for path in written:
             print(f'rewrote {worktree.display(path)}')
         print(f'kernel-patches/{settings.tree}: {len(written)} patches '
@@ -211,14 +219,14 @@ def cmd_series(settings: Settings, action: str,
                 print(f'    (as in the pristine tree) {line}')
         return 0 if all(r.ok for r in results) else 1
     if action == 'export':
-        who = series.user_identity(REPO)
+        who = patchset.user_identity(REPO)
         with worktree.locked(settings):
             result = plain.export_and_check(settings, dest, who, trailers)
         for patch in result.patches:
             print(patch)
         print_export(result)
         return 0 if result.ok else 1
-    problems = series.check(settings)
+    problems = patchset.check(settings)
     for problem in problems:
         print(f'FAIL {problem}')
     if not problems:
@@ -255,7 +263,7 @@ def cmd_mutants(settings: Settings) -> int:
 
 def machine_line(settings: Settings) -> str:
     """Where the mutants ran, for the report: CPUs and QEMU's accelerator."""
-    build = mutants.mutant_dirs(settings)[1]
+    build = regressions.mutant_dirs(settings)[1]
     chosen = accel.choose(build).name if build.is_dir() else 'tcg'
     return f'{os.cpu_count()} CPUs, QEMU under {chosen.upper()}'
 
@@ -268,9 +276,9 @@ def list_mutants(settings: Settings, functions: Optional[List[str]],
     if worktree.read_state(settings.source) is None:
         with worktree.locked(settings):
             worktree.prepare(settings)
-    every = mutate.select(mutate.all_mutants(
+    every = generated.select(generated.all_mutants(
         settings, settings.source, functions), ids)
-    for mutant in mutate.sample(every, size, seed):
+    for mutant in generated.sample(every, size, seed):
         print(f'{mutant.ident}  {mutant.file}:{mutant.line}  '
               f'{mutant.kind:10}  {mutant.describe()}')
 
@@ -287,7 +295,7 @@ def cmd_mutate(settings: Settings, functions: Optional[List[str]],
         started = time.monotonic()
         chosen, results, equivalents = mutate_run(settings, functions,
                                                   size, seed, ids)
-        total = mutate.score(chosen, results, equivalents)
+        total = generated.score(chosen, results, equivalents)
         for mutant in chosen:
             result = results[mutant.ident]
             print(f'{result.verdict:9} {mutant.ident}  {mutant.describe()}'
@@ -295,12 +303,12 @@ def cmd_mutate(settings: Settings, functions: Optional[List[str]],
                      f'{" ..." if len(result.failing) > 6 else ""}]'
                      if result.failing else ''))
         print(total.line())
-        group = mutate.group_of(functions)
+        group = generated.group_of(functions)
         if size is None and not ids and (not functions or group):
             name = settings.tree + (f'-{group}' if group else '')
             out = settings.repo / 'docs' / 'mutation' / f'{name}.md'
             out.parent.mkdir(parents=True, exist_ok=True)
-            worktree.write_atomic(out, mutate.render(
+            worktree.write_atomic(out, generated.render(
                 settings, chosen, results, equivalents,
                 f'./run.sh mutate --tree {settings.tree}'
                 + (f' --functions {group}' if group else ''),
@@ -308,7 +316,7 @@ def cmd_mutate(settings: Settings, functions: Optional[List[str]],
                 functions))
             print(f'wrote {worktree.display(out)} '
                   f'({time.monotonic() - started:.0f} s this run)')
-        alive = mutate.survivors(chosen, results, equivalents)
+        alive = generated.survivors(chosen, results, equivalents)
         return 0 if not alive and not total.flagged else 1
 
 
@@ -337,7 +345,7 @@ def cmd_clean(trees: List[Settings], keep_build: bool) -> int:
 
 def cmd_hot_path(settings: Settings) -> int:
     """The hot-path benchmark alone, with its verdict."""
-    from . import perfreport
+    from tcpopt.bench import table
     with worktree.locked(settings):
         worktree.prepare(settings)
         worktree.ensure_pristine(settings)
@@ -346,7 +354,7 @@ def cmd_hot_path(settings: Settings) -> int:
     if hot.problem:
         print(f'FAIL hot path: {hot.problem}')
         return EXIT_FAILED
-    for cells in perfreport.hot_cells(hot):
+    for cells in table.hot_cells(hot):
         print('  '.join(cells))
     for note in hot.notes:
         print(note)
@@ -357,4 +365,4 @@ def cmd_hot_path(settings: Settings) -> int:
 
 def cmd_bench(settings: Settings, costs: bool = False,
               argv: Optional[List[str]] = None) -> int:
-    return bench.main(settings, argv or ['bench'], costs=costs)
+    return timings.main(settings, argv or ['bench'], costs=costs)

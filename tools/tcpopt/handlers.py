@@ -1,6 +1,8 @@
-"""Each command's handler: its trees' settings from the parsed arguments,
-checked before any work (no package installed, no tree prepared), then
-the command itself (commands.py, pipeline.py)."""
+"""Each command's handler: settings from the arguments, then the command.
+
+The trees' settings come from the parsed arguments and are checked
+before any work (no package installed, no tree prepared), then the
+command itself runs (commands.py, pipeline.py)."""
 
 from __future__ import annotations
 
@@ -11,16 +13,18 @@ import re
 from pathlib import Path
 from typing import List, Optional
 
-from . import backports, deps, mutate, worktree
-from .commands import (Output, cmd_bench, cmd_bisect_demo, cmd_capture,
-                       cmd_clean, cmd_compare, cmd_hot_path, cmd_kconfig,
-                       cmd_layouts, cmd_mutants, cmd_mutate, cmd_parse,
-                       cmd_plain, cmd_run, cmd_series)
-from .errors import HarnessError, UsageError
-from .expected import filter_problem
-from .pipeline import cmd_test
-from .settings import (BACKPORTED, DEFAULT_TREE, MUTATION_SEED, TEST_TREES,
-                       Settings)
+from tcpopt.commands import (Output, cmd_bench, cmd_bisect_demo, cmd_capture,
+                             cmd_clean, cmd_compare, cmd_hot_path, cmd_kconfig,
+                             cmd_layouts, cmd_mutants, cmd_mutate, cmd_parse,
+                             cmd_plain, cmd_run, cmd_series)
+from tcpopt.core import deps
+from tcpopt.core.errors import HarnessError, UsageError
+from tcpopt.core.settings import (BACKPORTED, DEFAULT_TREE, MUTATION_SEED,
+                                  TEST_TREES, Settings)
+from tcpopt.log.expected import filter_problem
+from tcpopt.mutation import generated
+from tcpopt.pipeline import cmd_test
+from tcpopt.tree import backports, worktree
 
 
 def existing(patches: Optional[List[Path]]) -> List[Path]:
@@ -169,8 +173,8 @@ def mutants_handler(args: argparse.Namespace) -> int:
 
 def mutate_handler(args: argparse.Namespace) -> int:
     trees = tree_settings(args)
-    mutate.check_arguments(args.functions, args.ids)
-    functions = mutate.expand(args.functions)
+    generated.check_arguments(args.functions, args.ids)
+    functions = generated.expand(args.functions)
     install(trees)
     seed = MUTATION_SEED if args.seed is None else args.seed
     return cmd_mutate(trees[0], functions, args.sample, seed, args.list,

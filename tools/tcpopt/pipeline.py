@@ -1,6 +1,8 @@
-"""The test command: its steps on every tree, in order, each timed and
-held to its budget; the steps that build or check the series are here,
-the KUnit step and the checks of its output in run_checks.py."""
+"""The test command: its steps on every tree, in order, timed and budgeted.
+
+Each step is timed and held to its budget; the steps that build or
+check the series are here, the KUnit step and the checks of its output
+in run_checks.py."""
 
 from __future__ import annotations
 
@@ -12,16 +14,22 @@ import unittest
 from pathlib import Path
 from typing import Callable, List, Optional, Sequence
 
-from . import (bisect_demo, bisectable, bloat, capture, kconfig_matrix,
-               ktap, mutants, mutate, plain, sanitize, series, steptime,
-               workdir, worktree)
-from .errors import HarnessError
-from .run_checks import (Tally, capture_step, debug_kunit_step, heading,
-                         kunit_test_step, layouts_step, need, sweep_step,
-                         tshark_step, twice_step)
-from .settings import (BUILD_FREE_IN_CI, BUILD_FREE_STEPS, DEFAULT_TREE,
-                       HEAVY_STEPS, MUTATION_SAMPLE, MUTATION_SEED,
-                       REGRESSIONS_2008, REPO, TEST_TREES, Settings)
+from tcpopt.bench import steptime
+from tcpopt.bisect import demo as bisect_demo
+from tcpopt.core import workdir
+from tcpopt.core.errors import HarnessError
+from tcpopt.core.settings import (BUILD_FREE_IN_CI, BUILD_FREE_STEPS,
+                                  DEFAULT_TREE, HEAVY_STEPS, MUTATION_SAMPLE,
+                                  MUTATION_SEED, REGRESSIONS_2008, REPO,
+                                  TEST_TREES, Settings)
+from tcpopt.layout import capture
+from tcpopt.log import ktap
+from tcpopt.mutation import generated, regressions
+from tcpopt.run_checks import (Tally, capture_step, debug_kunit_step, heading,
+                               kunit_test_step, layouts_step, need, sweep_step,
+                               tshark_step, twice_step)
+from tcpopt.series import bisectable, bloat, kconfig_matrix, patchset, plain
+from tcpopt.tree import sanitize, worktree
 
 
 def unit_test_step(tally: Tally) -> None:
@@ -75,9 +83,9 @@ def bisectable_step(settings: Settings, tally: Tally) -> None:
 
 def series_step(settings: Settings, tally: Tally) -> None:
     """The stored series holds no identity and matches kunit/."""
-    problems = series.check(settings)
+    problems = patchset.check(settings)
     source = worktree.prepare(settings)
-    problems += series.kunitconfig_problems(settings, source)
+    problems += patchset.kunitconfig_problems(settings, source)
     for problem in problems:
         print(f'FAIL {problem}')
     if not problems:
@@ -113,7 +121,7 @@ def export_step(settings: Settings, tally: Tally) -> None:
 
 def plain_step(settings: Settings, tally: Tally) -> None:
     """git am of the export, then kunit.py exactly as the README says."""
-    patches = series.mails(plain.export_dir(settings))
+    patches = patchset.mails(plain.export_dir(settings))
     if not patches:
         raise HarnessError(f'no export in {plain.export_dir(settings)}: the '
                            'export step failed')
@@ -145,8 +153,8 @@ def kconfig_step(settings: Settings, tally: Tally) -> None:
 
 def mutants_step(settings: Settings, tally: Tally,
                  only: Sequence[str] = ()) -> bool:
-    results = mutants.run_all(settings, only)
-    print(mutants.kill_matrix(results))
+    results = regressions.run_all(settings, only)
+    print(regressions.kill_matrix(results))
     for result in results:
         tally.add(result.killed)
     return all(result.killed for result in results)
@@ -157,14 +165,15 @@ def mutate_run(settings: Settings, functions: Optional[List[str]],
                ids: Optional[List[str]] = None) -> tuple:
     """The chosen generated mutants, run (resuming), and their score."""
     worktree.prepare(settings)
-    tree = mutants.scratch(settings)
+    tree = regressions.scratch(settings)
     tree.ensure()
-    build = mutants.mutant_dirs(settings)[1]
-    every = mutate.select(mutate.all_mutants(settings, tree.src, functions),
-                          ids)
-    chosen = mutate.sample(every, size, seed)
-    equivalents = mutate.read_equivalents(mutate.equivalent_file(settings))
-    results = mutate.run_all(settings, tree, build, chosen)
+    build = regressions.mutant_dirs(settings)[1]
+    every = generated.select(
+        generated.all_mutants(settings, tree.src, functions), ids)
+    chosen = generated.sample(every, size, seed)
+    equivalents = generated.read_equivalents(
+        generated.equivalent_file(settings))
+    results = generated.run_all(settings, tree, build, chosen)
     return chosen, results, equivalents
 
 
@@ -172,8 +181,8 @@ def mutate_step(settings: Settings, tally: Tally) -> bool:
     """The fixed sample: every mutant killed or declared equivalent."""
     chosen, results, equivalents = mutate_run(
         settings, None, MUTATION_SAMPLE, MUTATION_SEED)
-    total = mutate.score(chosen, results, equivalents)
-    alive = mutate.survivors(chosen, results, equivalents)
+    total = generated.score(chosen, results, equivalents)
+    alive = generated.survivors(chosen, results, equivalents)
     for mutant in alive:
         print(f'SURVIVED {mutant.ident} {mutant.file}:{mutant.line} '
               f'({mutant.function}, {mutant.kind}): {mutant.describe()}')

@@ -1,6 +1,8 @@
-"""The KUnit step and the checks of its output (layouts, sweep, tshark,
-the live capture, the sanitizers, twice in one boot), with the tally the
-test command keeps of them."""
+"""The KUnit step and the checks of its output, with their tally.
+
+The checks are layouts, sweep, tshark, the live capture, the sanitizers
+and twice in one boot; the tally is the one the test command keeps of
+them."""
 
 from __future__ import annotations
 
@@ -9,13 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional
 
-from . import (capture, dissect, kernel, ktap, layouts, sanitize, sweep,
-               twice, worktree)
-from .errors import HarnessError
-from .expected import expected_cases, suite_names
-from .report import (Verdict, failure_details, judge, layout_table,
-                     raw_lines, summary)
-from .settings import DEFAULT_SUITES, Settings
+from tcpopt.core.errors import HarnessError
+from tcpopt.core.settings import DEFAULT_SUITES, Settings
+from tcpopt.layout import capture, dissect, sweep, tables
+from tcpopt.log import ktap
+from tcpopt.log.expected import expected_cases, suite_names
+from tcpopt.log.report import (Verdict, failure_details, judge, layout_table,
+                               raw_lines, summary)
+from tcpopt.tree import kernel, sanitize, twice, worktree
 
 
 @dataclass
@@ -115,7 +118,7 @@ def need(settings: Settings, run: Optional[ktap.Run]) -> ktap.Run:
 
 def layouts_step(settings: Settings, tally: Tally, run: ktap.Run) -> None:
     """docs/layouts/<tree>.md is golden: any layout change is a diff."""
-    problems = layouts.check_golden(run, settings.tree, layouts.DOCS_DIR)
+    problems = tables.check_golden(run, settings.tree, tables.DOCS_DIR)
     for block in problems:
         print(block)
     if problems:
@@ -143,7 +146,7 @@ def sweep_step(settings: Settings, tally: Tally, run: ktap.Run) -> None:
 
 def tshark_step(tally: Tally, run: ktap.Run) -> None:
     problems = dissect.check_with_tshark(run)
-    checked = len([row for row in layouts.rows(run) if row.layout is not None])
+    checked = len([row for row in tables.rows(run) if row.layout is not None])
     for problem in problems:
         print(f'FAIL {problem}')
     print(f'{"PASS" if not problems else "FAIL"} tshark decoded {checked} '

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import List
 from unittest import mock
 
-from tcpopt import accel, kernel
-from tcpopt.errors import HarnessError
-from tcpopt.expected import expected_cases
-from tcpopt.settings import (BENCH_SOURCE, BENCH_SUITE, DEFAULT_SUITES, REPO,
-                             Settings)
+from tcpopt.core.errors import HarnessError
+from tcpopt.core.settings import (BENCH_SOURCE, BENCH_SUITE, DEFAULT_SUITES,
+                                  REPO, Settings)
+from tcpopt.log.expected import expected_cases
+from tcpopt.tree import accel, kernel
 
 KTAP_END = 'Run /init\nKTAP version 1\n1..0\nreboot: Restarting system\n'
 
@@ -190,7 +190,7 @@ class ProbeTest(AccelTestCase):
 
     def test_no_qemu_installed(self) -> None:
         self.built()
-        with mock.patch('tcpopt.accel.shutil.which', return_value=None):
+        with mock.patch('tcpopt.tree.accel.shutil.which', return_value=None):
             chosen = accel.choose(self.build, runner=FakeQemu(),
                                   device=self.device)
         self.assertEqual(chosen.reason, 'qemu-system-x86_64 is not installed')

@@ -9,10 +9,10 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from tcpopt import backports, kernel
-from tcpopt.accel import Accel
-from tcpopt.errors import HarnessError
-from tcpopt.settings import Settings
+from tcpopt.core.errors import HarnessError
+from tcpopt.core.settings import Settings
+from tcpopt.tree import backports, kernel
+from tcpopt.tree.accel import Accel
 
 
 class PrivateAptTest(unittest.TestCase):

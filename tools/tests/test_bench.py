@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional
 from unittest import mock
 
-from tcpopt import bench, cli, hotpath, perfreport
-from tcpopt.accel import Accel, Probe
-from tcpopt.kconfig_costs import Cost
-from tcpopt.settings import REPO, Settings
+from tcpopt import cli
+from tcpopt.bench import hotpath, table, timings
+from tcpopt.bench.kconfig_costs import Cost
+from tcpopt.core.settings import REPO, Settings
+from tcpopt.tree.accel import Accel, Probe
 
 DATA = Path(__file__).resolve().parent / 'data'
 KUNIT_SOURCE = ('static struct kunit_case demo_cases[] = {\n'
@@ -79,11 +80,11 @@ class BenchTestCase(unittest.TestCase):
         self.output_c.write_bytes(OUTPUT_C)
         self.clock = Clock()
         self.fake = FakeRunSh(self.clock)
-        self.bench = bench.Bench(self.settings, self.fake, self.clock)
+        self.bench = timings.Bench(self.settings, self.fake, self.clock)
         env = mock.patch.dict(os.environ, {'CCACHE_DIR': ''})
         env.start()
         self.addCleanup(env.stop)
-        quiet = mock.patch('tcpopt.bench.say')
+        quiet = mock.patch('tcpopt.bench.timings.say')
         self.said = quiet.start()
         self.addCleanup(quiet.stop)
 
@@ -109,9 +110,9 @@ class RunShTest(BenchTestCase):
                          'ccache 2 hits, 1 misses (67 % hits)')
 
     def test_no_stats_log_means_no_ccache_note(self) -> None:
-        self.assertEqual(bench.ccache_counts(self.root / 'none'),
+        self.assertEqual(timings.ccache_counts(self.root / 'none'),
                          (None, None))
-        self.assertEqual(bench.Timing(1.0, 0, self.root).ccache(), '')
+        self.assertEqual(timings.Timing(1.0, 0, self.root).ccache(), '')
 
 
 class WarmAndColdTest(BenchTestCase):
@@ -122,23 +123,23 @@ class WarmAndColdTest(BenchTestCase):
         def vary() -> None:
             self.fake.seconds = next(seconds)
         self.fake.during = vary
-        first, warm = bench.warm_rows(self.bench)
+        first, warm = timings.warm_rows(self.bench)
         self.assertEqual((first.seconds, first.target), (40.0, None))
         self.assertEqual((warm.what, warm.seconds, warm.target, warm.met),
-                         ('warm, no change', 6.5, bench.TARGET_WARM, 'yes'))
+                         ('warm, no change', 6.5, timings.TARGET_WARM, 'yes'))
         self.assertIn('QEMU: tcg (/dev/kvm: No such file or directory)',
                       warm.notes)
 
     def test_a_slow_warm_run_misses_its_target(self) -> None:
         self.fake.seconds = 16.0
-        self.assertEqual(bench.warm_rows(self.bench)[1].met, 'no')
+        self.assertEqual(timings.warm_rows(self.bench)[1].met, 'no')
 
     def test_cold_runs_start_from_nothing_and_clean_up(self) -> None:
         cold = self.bench.cold_dir
         (cold / '6.1').mkdir(parents=True)
         seen = []
         self.fake.during = lambda: seen.append(cold.exists())
-        empty = bench.cold_row(self.bench, warm_ccache=False)
+        empty = timings.cold_row(self.bench, warm_ccache=False)
         self.assertEqual(seen, [False])
         self.assertFalse(cold.exists())
         env = self.fake.calls[0]['env']
@@ -149,17 +150,17 @@ class WarmAndColdTest(BenchTestCase):
         self.assertIn(f'TCPOPT_WORK_DIR={cold}', empty.how)
 
     def test_cold_with_the_warm_ccache_uses_the_main_one(self) -> None:
-        row = bench.cold_row(self.bench, warm_ccache=True)
+        row = timings.cold_row(self.bench, warm_ccache=True)
         env = self.fake.calls[0]['env']
         self.assertEqual(env['CCACHE_DIR'], str(self.settings.work_dir /
                                                 'ccache'))
         self.assertEqual((row.target, row.met),
-                         (bench.TARGET_COLD_WARM_CCACHE, 'yes'))
+                         (timings.TARGET_COLD_WARM_CCACHE, 'yes'))
         self.assertIn('ccache 2 hits, 1 misses (67 % hits)', row.notes)
 
     def test_a_failed_run_is_a_failed_row(self) -> None:
         self.fake.status = 1
-        row = bench.cold_row(self.bench, warm_ccache=True)
+        row = timings.cold_row(self.bench, warm_ccache=True)
         self.assertTrue(row.failed)
         self.assertEqual(row.met, 'no')
         self.assertTrue(row.notes[-1].startswith('FAILED: exit 1, see '))
@@ -170,7 +171,7 @@ class WarmAndColdTest(BenchTestCase):
             raise KeyboardInterrupt
         self.fake.during = interrupt
         with self.assertRaises(KeyboardInterrupt):
-            bench.cold_row(self.bench, warm_ccache=False)
+            timings.cold_row(self.bench, warm_ccache=False)
         self.assertFalse(self.bench.cold_dir.exists())
 
 
@@ -192,7 +193,7 @@ class EditTest(BenchTestCase):
 
     def test_each_edit_is_run_then_undone_and_run_again(self) -> None:
         seen = self.seen_by_run_sh()
-        rows = bench.edit_rows(self.bench)
+        rows = timings.edit_rows(self.bench)
         names = [Path(str(c['log'])).stem for c in self.fake.calls]
         self.assertEqual(names, ['6.1-edit-kunit', '6.1-edit-kunit-undo',
                                  '6.1-edit-tcp-output',
@@ -206,11 +207,11 @@ class EditTest(BenchTestCase):
         self.assertTrue(seen[2][2].startswith(OUTPUT_C))
         self.assertGreater(len(seen[2][2]), len(OUTPUT_C))
         self.assertEqual(seen[3][2], OUTPUT_C)
-        self.assertEqual(rows[0].target, bench.TARGET_EDIT)
+        self.assertEqual(rows[0].target, timings.TARGET_EDIT)
         self.assertIn('the run after undoing it: 7.0 s', rows[0].notes)
 
     def test_the_checkout_is_never_written(self) -> None:
-        bench.edit_rows(self.bench)
+        timings.edit_rows(self.bench)
         self.assertEqual(self.kunit_file.read_bytes(), KUNIT_SOURCE.encode())
         self.assertEqual(self.kunit_file.stat().st_mtime_ns, 10**18)
         self.assertEqual(self.output_c.read_bytes(), OUTPUT_C)
@@ -222,24 +223,24 @@ class EditTest(BenchTestCase):
             raise KeyboardInterrupt
         self.fake.during = interrupt
         with self.assertRaises(KeyboardInterrupt):
-            bench.output_edit_row(self.bench)
+            timings.output_edit_row(self.bench)
         self.assertEqual(self.output_c.read_bytes(), OUTPUT_C)
         with self.assertRaises(KeyboardInterrupt):
-            bench.kunit_edit_row(self.bench)
+            timings.kunit_edit_row(self.bench)
         self.assertEqual(sorted(p.name for p in self.bench.root.iterdir()),
                          ['logs'])
 
     def test_a_missing_source_is_not_measured(self) -> None:
         self.output_c.unlink()
-        rows = bench.edit_rows(self.bench)
+        rows = timings.edit_rows(self.bench)
         self.assertTrue(rows[1].failed)
         self.assertEqual(rows[1].notes, [f'not measured: no {self.output_c}'])
 
     def test_the_edit_is_code_so_ccache_cannot_serve_it(self) -> None:
-        text = bench.edit_text(42)
+        text = timings.edit_text(42)
         self.assertIn('static const int tcpopt_bench_edit_42 __maybe_unused;',
                       text)
-        self.assertIn(bench.EDIT_MARK, text)
+        self.assertIn(timings.EDIT_MARK, text)
 
 
 class BootTest(BenchTestCase):
@@ -258,19 +259,19 @@ class BootTest(BenchTestCase):
         return 0, log
 
     def test_tcg_boots_and_kvm_unavailable(self) -> None:
-        tcg, kvm = bench.boot_rows(
+        tcg, kvm = timings.boot_rows(
             self.bench, run=self.fake_run,
             check=lambda build: (Probe(False, '/dev/kvm: Permission denied'),
                                  False))
         self.assertEqual(self.boots, ['exec tcg'] * 3)
         self.assertEqual((tcg.median, tcg.failures), (12.0, 0))
         self.assertEqual(kvm.unavailable, '/dev/kvm: Permission denied')
-        cells = perfreport.boot_cells(kvm)
+        cells = table.boot_cells(kvm)
         self.assertEqual(cells[-1],
                          'not available (/dev/kvm: Permission denied)')
 
     def test_kvm_boots_when_the_probe_worked(self) -> None:
-        tcg, kvm = bench.boot_rows(
+        tcg, kvm = timings.boot_rows(
             self.bench, run=self.fake_run,
             check=lambda build: (Probe(True, 'probe boot ok in 0.9 s'),
                                  True))
@@ -281,7 +282,7 @@ class BootTest(BenchTestCase):
         self.kunit_file.write_text(KUNIT_SOURCE.replace(
             'KUNIT_CASE(demo_test),', 'KUNIT_CASE(demo_test),\n'
             '\tKUNIT_CASE(never_run_test),'))
-        tcg, _ = bench.boot_rows(
+        tcg, _ = timings.boot_rows(
             self.bench, run=self.fake_run,
             check=lambda build: (Probe(False, 'x'), False))
         self.assertEqual(tcg.failures, 3)
@@ -292,22 +293,22 @@ class RunLoggedTest(unittest.TestCase):
     def test_output_goes_to_the_log(self) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             log = Path(tmp) / 'out.log'
-            status = bench.run_logged(['/bin/sh', '-c', 'echo hi; exit 3'],
-                                      dict(os.environ), log)
+            status = timings.run_logged(['/bin/sh', '-c', 'echo hi; exit 3'],
+                                        dict(os.environ), log)
             self.assertEqual((status, log.read_text()), (3, 'hi\n'))
 
     def test_an_interrupt_is_passed_on_once_as_sigterm(self) -> None:
         proc = mock.Mock()
         proc.wait.side_effect = [KeyboardInterrupt, 130]
         with tempfile.TemporaryDirectory() as tmp, \
-                mock.patch('tcpopt.bench.subprocess.Popen',
+                mock.patch('tcpopt.bench.timings.subprocess.Popen',
                            return_value=proc), \
                 self.assertRaises(KeyboardInterrupt):
-            bench.run_logged(['run.sh'], {}, Path(tmp) / 'out.log')
+            timings.run_logged(['run.sh'], {}, Path(tmp) / 'out.log')
         proc.send_signal.assert_called_once_with(signal.SIGTERM)
 
 
-def sample_report(rows: Optional[List[perfreport.Row]] = None) -> perfreport.Report:
+def sample_report(rows: Optional[List[table.Row]] = None) -> table.Report:
     with open(DATA / 'bench-pristine.log') as lines:
         pristine = hotpath.parse(lines)
     with open(DATA / 'bench-patched.log') as lines:
@@ -316,7 +317,7 @@ def sample_report(rows: Optional[List[perfreport.Row]] = None) -> perfreport.Rep
         sweep = hotpath.parse(lines)
     hot = hotpath.HotPath('tcg', hotpath.compare(pristine, patched),
                           hotpath.scaling(sweep))
-    return perfreport.Report(
+    return table.Report(
         command='./run.sh bench --tree 6.1',
         machine={'nproc': '2', 'memory': '23.5 GiB (MemTotal 24634312 kB)',
                  'CPU': 'AMD EPYC', 'date': '2026-12-04 10:00 UTC',
@@ -324,10 +325,10 @@ def sample_report(rows: Optional[List[perfreport.Row]] = None) -> perfreport.Rep
         tree='linux-source-6.1 6.1.192',
         qemu='QEMU: tcg (/dev/kvm opens, but the probe boot failed)',
         rows=rows if rows is not None else [
-            perfreport.Row('warm, no change', '`./run.sh --tree 6.1` again', 6.7,
+            table.Row('warm, no change', '`./run.sh --tree 6.1` again', 6.7,
                       15.0, ['QEMU: tcg (x)'])],
-        boots=[perfreport.Boots('tcg', [11.0, 12.5, 11.8]),
-               perfreport.Boots('kvm', unavailable='/dev/kvm: x')],
+        boots=[table.Boots('tcg', [11.0, 12.5, 11.8]),
+               table.Boots('kvm', unavailable='/dev/kvm: x')],
         hot=hot,
         costs=[Cost('', 150.0, True, 2000),
                Cost('CONFIG_TCP_MD5SIG', 140.0, True, 1990)])
@@ -336,7 +337,7 @@ def sample_report(rows: Optional[List[perfreport.Row]] = None) -> perfreport.Rep
 class ReportTest(unittest.TestCase):
 
     def test_document_has_machine_rows_and_sections(self) -> None:
-        text = perfreport.render(sample_report())
+        text = table.render(sample_report())
         self.assertTrue(text.startswith('# Performance\n'))
         self.assertIn('Generated by `./run.sh bench --tree 6.1`', text)
         self.assertIn('| nproc | 2 |', text)
@@ -354,14 +355,14 @@ class ReportTest(unittest.TestCase):
                       '10 | not needed by any suite |', text)
 
     def test_terminal_table_is_plain(self) -> None:
-        text = perfreport.terminal(sample_report())
+        text = table.terminal(sample_report())
         self.assertIn('== Developer loop', text)
         self.assertNotIn('| ', text.split('== QEMU')[0])
 
     def test_a_sweep_without_lines_is_one_sentence(self) -> None:
         report = sample_report()
         report.hot.scaling = hotpath.scaling(hotpath.Samples())
-        text = perfreport.render(report)
+        text = table.render(report)
         self.assertIn('## Sweep scaling (tcp_opt_bench in the main build)'
                       '\n\nnot measured: no sweep-scale line for 1x, 4x, '
                       '16x\n', text)
@@ -369,20 +370,20 @@ class ReportTest(unittest.TestCase):
     def test_a_hot_path_that_was_not_measured(self) -> None:
         report = sample_report()
         report.hot = hotpath.HotPath('tcg', problem='kunit/x is missing')
-        text = perfreport.render(report)
+        text = table.render(report)
         self.assertIn('not measured: kunit/x is missing', text)
         self.assertFalse(report.ok)
 
     def test_ok_means_every_run_worked(self) -> None:
         self.assertTrue(sample_report().ok)
-        failed = perfreport.Row('cold', 'x', 1.0, failed=True)
+        failed = table.Row('cold', 'x', 1.0, failed=True)
         self.assertFalse(sample_report([failed]).ok)
 
     def test_write_replaces_whole_and_leaves_no_temp(self) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             doc = Path(tmp) / 'performance.md'
             doc.write_text('old\n')
-            perfreport.write(doc, 'new\n')
+            table.write(doc, 'new\n')
             self.assertEqual(doc.read_text(), 'new\n')
             self.assertEqual(os.listdir(tmp), ['performance.md'])
 
@@ -392,14 +393,14 @@ class ReportTest(unittest.TestCase):
             doc.write_text('old\n')
             with mock.patch.object(Path, 'rename', side_effect=OSError), \
                     self.assertRaises(OSError):
-                perfreport.write(doc, 'new\n')
+                table.write(doc, 'new\n')
             self.assertEqual(doc.read_text(), 'old\n')
             self.assertEqual(os.listdir(tmp), ['performance.md'])
 
     def test_machine_from_proc(self) -> None:
         files = {'/proc/meminfo': 'MemTotal:       24634312 kB\n',
                  '/proc/cpuinfo': 'processor\t: 0\nmodel name\t: AMD EPYC\n'}
-        info = perfreport.machine(
+        info = table.machine(
             Path('/nonexistent'), read=lambda path: files.get(path, ''),
             now=datetime.datetime(2026, 12, 4, 10, 0,
                                   tzinfo=datetime.timezone.utc))
@@ -411,22 +412,23 @@ class ReportTest(unittest.TestCase):
 
 
 class MainTest(BenchTestCase):
-    """bench.main end to end, the kernel-side steps faked."""
+    """timings.main end to end, the kernel-side steps faked."""
 
     def run_main(self) -> tuple:
         doc = self.root / 'performance.md'
         hot = sample_report().hot
-        with mock.patch('tcpopt.bench.boot_rows',
-                        return_value=[perfreport.Boots('tcg', [10.0])]), \
-                mock.patch('tcpopt.bench.accel.choose',
+        with mock.patch('tcpopt.bench.timings.boot_rows',
+                        return_value=[table.Boots('tcg', [10.0])]), \
+                mock.patch('tcpopt.bench.timings.accel.choose',
                            return_value=Accel('tcg', 'test')), \
-                mock.patch('tcpopt.bench.worktree.ensure_pristine'), \
-                mock.patch('tcpopt.bench.hotpath.measure',
+                mock.patch('tcpopt.bench.timings.worktree.ensure_pristine'), \
+                mock.patch('tcpopt.bench.timings.hotpath.measure',
                            return_value=hot), \
-                mock.patch('tcpopt.bench.kconfig_costs.measure') as costs, \
+                mock.patch('tcpopt.bench.timings.kconfig_costs.measure') \
+                as costs, \
                 mock.patch('sys.stdout'):
-            status = bench.main(self.settings, ['bench', '--tree', '6.1'],
-                                runner=self.fake, doc=doc)
+            status = timings.main(self.settings, ['bench', '--tree', '6.1'],
+                                  runner=self.fake, doc=doc)
         return status, doc, costs
 
     def test_every_row_and_the_document(self) -> None:
@@ -454,7 +456,7 @@ class MainTest(BenchTestCase):
 @unittest.skipUnless(shutil.which('git') and (REPO / '.git').exists(),
                      'needs git and the checkout')
 class CheckoutStaysCleanTest(unittest.TestCase):
-    """bench.main on the real checkout, its kernel builds and boots faked
+    """timings.main on the real checkout, its kernel builds and boots faked
     (run.sh, kunit.py, the KVM probe, the tarball): git status --porcelain
     is the same before and after."""
 
@@ -488,21 +490,23 @@ class CheckoutStaysCleanTest(unittest.TestCase):
     def run_bench(self, settings: Settings, fake: FakeRunSh) -> None:
         no_kvm = (Probe(False, 'test'), False)
         with mock.patch.dict(os.environ, {'TCPOPT_KUNIT_DIR': ''}), \
-                mock.patch('tcpopt.bench.boot_rows', functools.partial(
-                    bench.boot_rows, run=self.fake_boot,
+                mock.patch('tcpopt.bench.timings.boot_rows', functools.partial(
+                    timings.boot_rows, run=self.fake_boot,
                     check=lambda build: no_kvm)), \
-                mock.patch('tcpopt.bench.hotpath.measure', functools.partial(
-                    hotpath.measure, run=self.fake_boot)), \
-                mock.patch('tcpopt.hotpath.sync_tree', self.fake_sync), \
-                mock.patch('tcpopt.bench.accel.choose',
+                mock.patch('tcpopt.bench.timings.hotpath.measure',
+                           functools.partial(hotpath.measure,
+                                             run=self.fake_boot)), \
+                mock.patch('tcpopt.bench.hotpath.sync_tree', self.fake_sync), \
+                mock.patch('tcpopt.bench.timings.accel.choose',
                            return_value=Accel('tcg', 'test')), \
-                mock.patch('tcpopt.bench.worktree.ensure_pristine'), \
-                mock.patch('tcpopt.bench.kconfig_costs.measure',
+                mock.patch('tcpopt.bench.timings.worktree.ensure_pristine'), \
+                mock.patch('tcpopt.bench.timings.kconfig_costs.measure',
                            return_value=[]), \
-                mock.patch('tcpopt.bench.say'), \
-                mock.patch('tcpopt.hotpath.log'), mock.patch('sys.stdout'):
-            bench.main(settings, ['bench', '--kunitconfig-costs'],
-                       costs=True, runner=fake)
+                mock.patch('tcpopt.bench.timings.say'), \
+                mock.patch('tcpopt.bench.hotpath.log'), \
+                mock.patch('sys.stdout'):
+            timings.main(settings, ['bench', '--kunitconfig-costs'],
+                         costs=True, runner=fake)
 
     def test_git_status_is_unchanged(self) -> None:
         with tempfile.TemporaryDirectory() as tmp:

@@ -11,9 +11,9 @@ from contextlib import redirect_stdout
 from pathlib import Path
 from unittest import mock
 
-from tcpopt import bisect_layout
-from tcpopt.errors import set_program
-from tcpopt.settings import REPO
+from tcpopt.bisect import step
+from tcpopt.core.errors import set_program
+from tcpopt.core.settings import REPO
 from tests.test_worktree import P1, P2, FakeTreeTestCase
 
 HELPER = REPO / 'tools' / 'bisect-layout'
@@ -33,19 +33,19 @@ class ExitCodeTest(unittest.TestCase):
         self.addCleanup(set_program, 'run.sh')
 
     def test_a_wrong_flag_aborts(self) -> None:
-        self.assertEqual(bisect_layout.main(['--tree', '6.13']),
-                         bisect_layout.ABORT)
-        self.assertEqual(bisect_layout.main(['--no-such-flag']),
-                         bisect_layout.ABORT)
-        self.assertGreater(bisect_layout.ABORT, 127)
+        self.assertEqual(step.main(['--tree', '6.13']),
+                         step.ABORT)
+        self.assertEqual(step.main(['--no-such-flag']),
+                         step.ABORT)
+        self.assertGreater(step.ABORT, 127)
 
     def test_help_aborts_and_says_so(self) -> None:
         for flag in ('-h', '--help'):
             with self.subTest(flag=flag):
                 shown = io.StringIO()
                 with redirect_stdout(shown):
-                    status = bisect_layout.main([flag])
-                self.assertEqual(status, bisect_layout.ABORT)
+                    status = step.main([flag])
+                self.assertEqual(status, step.ABORT)
                 self.assertIn('usage: bisect-layout', shown.getvalue())
                 self.assertIn('exit 128', shown.getvalue())
 
@@ -59,24 +59,24 @@ class ExitCodeTest(unittest.TestCase):
                 self.assertIn('usage: bisect-layout', result.stdout)
 
     def test_a_bug_aborts(self) -> None:
-        with mock.patch.object(bisect_layout, 'set_up',
+        with mock.patch.object(step, 'set_up',
                                side_effect=KeyError('oops')), \
                 mock.patch('sys.stderr'):
-            self.assertEqual(bisect_layout.main([]), bisect_layout.ABORT)
+            self.assertEqual(step.main([]), step.ABORT)
 
     def test_outside_a_git_tree_aborts(self) -> None:
         with tempfile.TemporaryDirectory() as tmp, \
                 mock.patch.object(Path, 'cwd', return_value=Path(tmp)):
-            self.assertEqual(bisect_layout.main([]), bisect_layout.ABORT)
+            self.assertEqual(step.main([]), step.ABORT)
 
     def test_without_qemu_aborts(self) -> None:
         with mock.patch('shutil.which', return_value=None):
-            self.assertEqual(bisect_layout.main([]), bisect_layout.ABORT)
+            self.assertEqual(step.main([]), step.ABORT)
 
     def test_layout_suites_decide_by_default(self) -> None:
         settings = mock.Mock(kunit_dir=REPO / 'kunit')
-        layout = bisect_layout.due_cases(settings, 'layout')
-        every = bisect_layout.due_cases(settings, 'all')
+        layout = step.due_cases(settings, 'layout')
+        every = step.due_cases(settings, 'all')
         self.assertIn('syn_ts_sack_ws_mss1460_ws7', layout)
         self.assertNotIn('live_ts_sack_ws', layout)
         self.assertIn('live_ts_sack_ws', every)
@@ -138,8 +138,8 @@ class StepTreeTest(FakeTreeTestCase):
         git(self.user, 'commit', '-q', '-m', message)
 
     def src_at(self, revision: str) -> Path:
-        return bisect_layout.step_tree(self.settings, self.user, revision,
-                                       'key').ensure()
+        return step.step_tree(self.settings, self.user, revision,
+                              'key').ensure()
 
     def test_the_revision_gets_the_test_only_patches_and_kunit(self) -> None:
         src = self.src_at(self.first)
@@ -163,7 +163,7 @@ class StepTreeTest(FakeTreeTestCase):
                            'config TCP_OPTIONS_KUNIT_TEST\n')
         self.commit('the series is in')
         head = git(self.user, 'rev-parse', 'HEAD').stdout.strip()
-        tree = bisect_layout.step_tree(self.settings, self.user, head, 'key')
+        tree = step.step_tree(self.settings, self.user, head, 'key')
         self.assertEqual(tree.patches, [])
         self.assertNotIn('FAKE_KUNIT_TEST',
                          (tree.ensure() / 'net/ipv4/Kconfig').read_text())

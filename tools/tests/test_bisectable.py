@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import List
 from unittest import mock
 
-from tcpopt import bisectable
-from tcpopt.errors import HarnessError
+from tcpopt.core.errors import HarnessError
+from tcpopt.series import bisectable
 from tests.test_worktree import (BAD, KCONFIG, P1, P2, TCP_OUTPUT,
                                  FakeTreeTestCase)
 
@@ -24,8 +24,9 @@ class BisectableTest(FakeTreeTestCase):
         self.built: List[str] = []
         self.warn_when = lambda tree: False
         for patcher in (
-                mock.patch('tcpopt.bisectable.make', side_effect=self.make),
-                mock.patch('tcpopt.bisectable.set_kconfig')):
+                mock.patch('tcpopt.series.bisectable.make',
+                           side_effect=self.make),
+                mock.patch('tcpopt.series.bisectable.set_kconfig')):
             patcher.start()
             self.addCleanup(patcher.stop)
 

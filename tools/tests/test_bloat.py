@@ -7,8 +7,8 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from tcpopt import bloat
-from tcpopt.settings import Settings
+from tcpopt.core.settings import Settings
+from tcpopt.series import bloat
 
 ZERO = ('add/remove: 0/0 grow/shrink: 0/0 up/down: 0/0 (0)\n'
         'Function                                     old     new   delta\n'

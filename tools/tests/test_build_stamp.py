@@ -8,8 +8,8 @@ import unittest
 from dataclasses import replace
 from pathlib import Path
 
-from tcpopt import kernel
-from tcpopt.settings import Settings
+from tcpopt.core.settings import Settings
+from tcpopt.tree import kernel
 
 
 class BuildStampTest(unittest.TestCase):

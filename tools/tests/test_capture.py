@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Iterable, List
 from unittest import mock
 
-from tcpopt import capture, dissect, ktap, options
-from tcpopt.capture import WirePacket
-from tcpopt.errors import HarnessError
+from tcpopt.core.errors import HarnessError
+from tcpopt.layout import capture, dissect, options
+from tcpopt.layout.capture import WirePacket
+from tcpopt.log import ktap
 
 DATA = Path(__file__).resolve().parent / 'data'
 SAMPLE = DATA / 'ktap-live-sample.log'

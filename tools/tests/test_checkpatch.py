@@ -6,8 +6,9 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from tcpopt import checkpatch, worktree
-from tcpopt.settings import REPO
+from tcpopt.core.settings import REPO
+from tcpopt.series import checkpatch
+from tcpopt.tree import worktree
 
 GOOD_SUBJECT = 'Subject: [PATCH 1/2] tcp: do one thing\n'
 SIGNOFF = 'Signed-off-by: A Tester <tester@example.org>\n'

@@ -7,10 +7,11 @@ import shutil
 import unittest
 from pathlib import Path
 
-from tcpopt import cli, commands, ktap, pipeline, run_checks
-from tcpopt.errors import UsageError
-from tcpopt.settings import (BUILD_FREE_IN_CI, DEFAULT_TREE, HEAVY_STEPS,
-                             TEST_TREES, version_key)
+from tcpopt import cli, commands, pipeline, run_checks
+from tcpopt.core.errors import UsageError
+from tcpopt.core.settings import (BUILD_FREE_IN_CI, DEFAULT_TREE, HEAVY_STEPS,
+                                  TEST_TREES, version_key)
+from tcpopt.log import ktap
 
 DATA = Path(__file__).resolve().parent / 'data'
 
@@ -187,7 +188,7 @@ class MisusedOptionsTest(unittest.TestCase):
 
     def assert_rejected(self, argv: str, message: str) -> None:
         from unittest import mock
-        with mock.patch('tcpopt.settings.Settings.create',
+        with mock.patch('tcpopt.core.settings.Settings.create',
                         side_effect=AssertionError('got past usage')):
             self.assertEqual(self.main(*argv.split()),
                              (2, f'run.sh: error: {message}'))
@@ -298,7 +299,7 @@ class MisusedOptionsTest(unittest.TestCase):
         import os
         from unittest import mock
         with mock.patch.dict(os.environ, {'TCPOPT_NO_INSTALL': '1'}), \
-                mock.patch('tcpopt.deps.ensure_packages'):
+                mock.patch('tcpopt.core.deps.ensure_packages'):
             self.assertEqual(self.main('--inject', '/nonexistent.patch'),
                              (1, 'run.sh: error: --inject '
                               '/nonexistent.patch: no such file'))
@@ -309,7 +310,7 @@ class CaptureStepTest(unittest.TestCase):
 
     def setUp(self) -> None:
         import tempfile
-        from tcpopt.settings import Settings
+        from tcpopt.core.settings import Settings
         self.tmp = tempfile.TemporaryDirectory()
         self.settings = Settings.create('6.1', work_dir=Path(self.tmp.name))
         self.settings.build_dir.mkdir(parents=True)
@@ -324,7 +325,7 @@ class CaptureStepTest(unittest.TestCase):
         from unittest import mock
         shutil.copy(DATA / log, self.settings.build_dir / 'test.log')
         tally, out = run_checks.Tally(), io.StringIO()
-        with mock.patch('tcpopt.capture.suite_declared',
+        with mock.patch('tcpopt.layout.capture.suite_declared',
                         return_value=declared), \
                 contextlib.redirect_stdout(out):
             run_checks.capture_step(self.settings, tally, ktap.read(
@@ -415,14 +416,15 @@ class OneParsePerTreeTest(unittest.TestCase):
             'mutate_step', 'bisect_demo_step', 'twice_step')}
         with mock.patch('tcpopt.run_checks.build_and_boot', boot), \
                 mock.patch.multiple('tcpopt.pipeline', **skipped), \
-                mock.patch('tcpopt.worktree.prepare',
+                mock.patch('tcpopt.tree.worktree.prepare',
                            return_value=self.work), \
-                mock.patch('tcpopt.worktree.kernel_version',
+                mock.patch('tcpopt.tree.worktree.kernel_version',
                            return_value='6.1.192'), \
-                mock.patch('tcpopt.dissect.find_tshark',
+                mock.patch('tcpopt.layout.dissect.find_tshark',
                            return_value='tshark'), \
-                mock.patch('tcpopt.dissect.run_tshark', return_value=[]), \
-                mock.patch('tcpopt.ktap.parse', counting_parse), \
+                mock.patch('tcpopt.layout.dissect.run_tshark',
+                           return_value=[]), \
+                mock.patch('tcpopt.log.ktap.parse', counting_parse), \
                 mock.patch('builtins.open', counting_open), \
                 mock.patch('io.open', counting_open), \
                 contextlib.redirect_stdout(io.StringIO()) as out:
@@ -430,12 +432,12 @@ class OneParsePerTreeTest(unittest.TestCase):
         return dict(opened), sorted(parsed), out.getvalue()
 
     def log(self, tree: str = TEST_TREES[0], sanitize: bool = False) -> str:
-        from tcpopt.settings import Settings
+        from tcpopt.core.settings import Settings
         return str(Settings.create(tree, self.work, sanitize=sanitize)
                    .build_dir / 'test.log')
 
     def test_the_test_command_reads_each_log_once(self) -> None:
-        from tcpopt.settings import Settings
+        from tcpopt.core.settings import Settings
         trees = [Settings.create(tree, self.work) for tree in TEST_TREES]
         opened, parsed, out = self.reads(lambda: pipeline.cmd_test(trees))
         # The last tree's every step takes the debug kernel's one log.
@@ -447,7 +449,7 @@ class OneParsePerTreeTest(unittest.TestCase):
         self.assertEqual(parsed, sorted(logs))
 
     def test_without_tree_names_a_build_free_tree_boots_nothing(self) -> None:
-        from tcpopt.settings import Settings
+        from tcpopt.core.settings import Settings
         trees = [Settings.create(tree, self.work) for tree in TEST_TREES]
         opened, parsed, out = self.reads(
             lambda: pipeline.cmd_test(trees, named=False))
@@ -458,7 +460,7 @@ class OneParsePerTreeTest(unittest.TestCase):
         self.assertNotIn('KUnit suites in QEMU (linux-source-6.12)', out)
 
     def test_layouts_capture_and_sanitize_read_the_log_once(self) -> None:
-        from tcpopt.settings import Settings
+        from tcpopt.core.settings import Settings
         plain = Settings.create(TEST_TREES[0], self.work)
         sanitized = Settings.create(TEST_TREES[0], self.work, sanitize=True)
         for name, command, log in (

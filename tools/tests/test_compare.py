@@ -2,8 +2,8 @@
 
 import unittest
 
-from tcpopt import compare
-from tcpopt.ktap import Case, Run
+from tcpopt.log import compare
+from tcpopt.log.ktap import Case, Run
 
 AO_SKIP = 'skip: needs TCP-AO: the 6.7+ tcp_key API and CONFIG_TCP_AO'
 

@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import List, Tuple
 from unittest import mock
 
-from tcpopt import dissect, ktap, options
-from tcpopt.dissect import Dissection, Packet
-from tcpopt.options import Option
-from tcpopt.errors import HarnessError
-from tcpopt.layouts import rows
+from tcpopt.core.errors import HarnessError
+from tcpopt.layout import dissect, options
+from tcpopt.layout.dissect import Dissection, Packet
+from tcpopt.layout.options import Option
+from tcpopt.layout.tables import rows
+from tcpopt.log import ktap
 
 DATA = Path(__file__).resolve().parent / 'data'
 HAVE_TSHARK = shutil.which('tshark') is not None
@@ -226,8 +227,9 @@ class MptcpExpertTest(unittest.TestCase):
     """tshark's MPTCP connection analysis is forgiven on MPTCP rows only."""
 
     def test_forgiven_only_where_the_layout_has_mptcp(self) -> None:
-        from tcpopt.dissect import MPTCP_FORGIVEN, PI_WARN, _synthetic_serious
-        from tcpopt.options import parse_layout
+        from tcpopt.layout.dissect import (MPTCP_FORGIVEN, PI_WARN,
+                                           _synthetic_serious)
+        from tcpopt.layout.options import parse_layout
         mptcp = _synthetic_serious(parse_layout('mp_capable len 20 v1 '
                                                 'flags 0x01'))
         plain = _synthetic_serious(parse_layout('mss 1460'))

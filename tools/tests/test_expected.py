@@ -6,8 +6,8 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from tcpopt import expected, ktap
-from tcpopt.settings import REPO
+from tcpopt.core.settings import REPO
+from tcpopt.log import expected, ktap
 
 DATA = Path(__file__).resolve().parent / 'data'
 KUNIT_DIR = REPO / 'kunit'

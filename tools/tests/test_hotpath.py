@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import List, Optional
 from unittest import mock
 
-from tcpopt import hotpath, worktree
-from tcpopt.accel import Accel
-from tcpopt.settings import BENCH_SOURCE, BENCH_SUITE, Settings
-from tcpopt.worktree import STAMP
+from tcpopt.bench import hotpath
+from tcpopt.core.settings import BENCH_SOURCE, BENCH_SUITE, Settings
+from tcpopt.tree import worktree
+from tcpopt.tree.accel import Accel
+from tcpopt.tree.worktree import STAMP
 
 DATA = Path(__file__).resolve().parent / 'data'
 LOGS = {'pristine': 'bench-pristine.log', 'patched': 'bench-patched.log',
@@ -202,8 +203,8 @@ class TreesTest(unittest.TestCase):
     def sync(self, side: str) -> Path:
         with mock.patch.dict('os.environ',
                              {'TCPOPT_TARBALL': str(self.tarball)}), \
-                mock.patch('tcpopt.hotpath.log'), \
-                mock.patch('tcpopt.worktree.log'):
+                mock.patch('tcpopt.bench.hotpath.log'), \
+                mock.patch('tcpopt.tree.worktree.log'):
             return hotpath.sync_tree(self.settings, side)
 
     def test_patched_tree_has_the_whole_series(self) -> None:
@@ -277,8 +278,8 @@ class TreesTest(unittest.TestCase):
         run, calls = self.fake_run(logs)
         with mock.patch.dict('os.environ',
                              {'TCPOPT_TARBALL': str(self.tarball)}), \
-                mock.patch('tcpopt.hotpath.log'), \
-                mock.patch('tcpopt.worktree.log'):
+                mock.patch('tcpopt.bench.hotpath.log'), \
+                mock.patch('tcpopt.tree.worktree.log'):
             result = hotpath.measure(self.settings, Accel('tcg', 'test'), run)
         return result, calls
 

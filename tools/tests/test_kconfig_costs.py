@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import List
 from unittest import mock
 
-from tcpopt import kconfig_costs
-from tcpopt.accel import Accel
-from tcpopt.settings import Settings
+from tcpopt.bench import kconfig_costs
+from tcpopt.core.settings import Settings
+from tcpopt.tree.accel import Accel
 
 KUNITCONFIG = ('CONFIG_KUNIT=y\nCONFIG_NET=y\nCONFIG_INET=y\n'
                'CONFIG_TCP_MD5SIG=y\nCONFIG_TCP_OPTIONS_KUNIT_TEST=y\n')
@@ -47,7 +47,7 @@ class CostsTest(unittest.TestCase):
                                  repo=root / 'repo')
         self.clock = Clock()
         self.calls: List[tuple] = []
-        quiet = mock.patch('tcpopt.kconfig_costs.log')
+        quiet = mock.patch('tcpopt.bench.kconfig_costs.log')
         quiet.start()
         self.addCleanup(quiet.stop)
 

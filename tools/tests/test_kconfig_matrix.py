@@ -6,8 +6,8 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from tcpopt import kconfig_matrix as km
-from tcpopt.settings import Settings
+from tcpopt.core.settings import Settings
+from tcpopt.series import kconfig_matrix as km
 
 KEPT = ['TCP_OPTIONS_KUNIT_TEST', 'TCP_PARSE_OPTIONS_KUNIT_TEST',
         'TCP_OPTIONS_KUNIT_BENCH']

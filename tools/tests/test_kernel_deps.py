@@ -9,9 +9,10 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from tcpopt import deps, kernel
-from tcpopt.errors import HarnessError
-from tcpopt.settings import TRIM_KCONFIG, Settings
+from tcpopt.core import deps
+from tcpopt.core.errors import HarnessError
+from tcpopt.core.settings import TRIM_KCONFIG, Settings
+from tcpopt.tree import kernel
 
 WORK = Path('/nonexistent/work')
 
@@ -58,7 +59,7 @@ class KernelCommandTest(unittest.TestCase):
 
     def test_make_command_line(self) -> None:
         done = subprocess.CompletedProcess([], 0, '', '')
-        with mock.patch('tcpopt.kernel.subprocess.run',
+        with mock.patch('tcpopt.tree.kernel.subprocess.run',
                         return_value=done) as run:
             kernel.make(self.settings, Path('/src'), Path('/out'),
                         'olddefconfig')
@@ -78,16 +79,17 @@ class DepsTest(unittest.TestCase):
         self.assertIn('xz-utils', packages)
 
     def test_nothing_missing_does_nothing(self) -> None:
-        with mock.patch('tcpopt.deps.missing_packages', return_value=[]), \
-                mock.patch('tcpopt.deps.subprocess.run') as run:
+        with mock.patch('tcpopt.core.deps.missing_packages',
+                        return_value=[]), \
+                mock.patch('tcpopt.core.deps.subprocess.run') as run:
             deps.ensure_packages(['gcc'])
         run.assert_not_called()
 
     def test_no_install_names_the_missing_packages(self) -> None:
-        with mock.patch('tcpopt.deps.missing_packages',
+        with mock.patch('tcpopt.core.deps.missing_packages',
                         return_value=['gcc', 'bc']), \
                 mock.patch.dict(os.environ, {'TCPOPT_NO_INSTALL': '1'}), \
-                mock.patch('tcpopt.deps.subprocess.run') as run:
+                mock.patch('tcpopt.core.deps.subprocess.run') as run:
             with self.assertRaises(HarnessError) as caught:
                 deps.ensure_packages(['gcc', 'bc', 'make'])
         run.assert_not_called()
@@ -97,13 +99,15 @@ class DepsTest(unittest.TestCase):
     def test_missing_packages_reads_dpkg_status(self) -> None:
         out = ('gcc ii \nbc un \n')
         done = subprocess.CompletedProcess([], 1, out, '')
-        with mock.patch('tcpopt.deps.shutil.which', return_value='/bin/x'), \
-                mock.patch('tcpopt.deps.subprocess.run', return_value=done):
+        with mock.patch('tcpopt.core.deps.shutil.which',
+                        return_value='/bin/x'), \
+                mock.patch('tcpopt.core.deps.subprocess.run',
+                           return_value=done):
             self.assertEqual(deps.missing_packages(['gcc', 'bc', 'make']),
                              ['bc', 'make'])
 
     def test_missing_dpkg_query_is_a_harness_error(self) -> None:
-        with mock.patch('tcpopt.deps.shutil.which', return_value=None):
+        with mock.patch('tcpopt.core.deps.shutil.which', return_value=None):
             with self.assertRaises(HarnessError):
                 deps.missing_packages(['gcc'])
 
@@ -117,22 +121,26 @@ class OneRunnerTest(unittest.TestCase):
     and accelerator. A module that names kunit.py runs no process of its
     own, and every boot elsewhere goes through run_kunit or supervise."""
 
-    PACKAGE = Path(kernel.__file__).parent
+    PACKAGE = Path(kernel.__file__).parents[1]
 
     def test_only_kernel_starts_kunit_py(self) -> None:
-        for path in sorted(self.PACKAGE.glob('*.py')):
+        checked = []
+        for path in sorted(self.PACKAGE.rglob('*.py')):
             text = path.read_text()
-            if path.name == 'kernel.py' or 'testing/kunit/kunit.py' not in text:
+            if path == Path(kernel.__file__) or \
+                    'testing/kunit/kunit.py' not in text:
                 continue
+            checked.append(path.name)
             with self.subTest(module=path.name):
                 self.assertNotIn('subprocess.', text)
                 self.assertIn('supervise(', text)
+        self.assertIn('plain.py', checked)
 
     def test_plain_kunit_py_goes_through_supervise(self) -> None:
         """On a layered tree (6.1's series) kunit.py takes the upstream
         tests' .kunitconfig; on a series of one layer, net/ipv4's."""
         import tempfile
-        from tcpopt import plain
+        from tcpopt.series import plain
         tmp = tempfile.TemporaryDirectory()
         self.addCleanup(tmp.cleanup)
         one_layer = Path(tmp.name)
@@ -142,9 +150,9 @@ class OneRunnerTest(unittest.TestCase):
                 (Settings(tree='6.1', work_dir=WORK, repo=one_layer),
                  'net/ipv4')):
             with self.subTest(kunitconfig=kunitconfig):
-                with mock.patch('tcpopt.plain.supervise',
+                with mock.patch('tcpopt.series.plain.supervise',
                                 return_value=0) as run, \
-                        mock.patch('tcpopt.plain.choose_accel'), \
+                        mock.patch('tcpopt.series.plain.choose_accel'), \
                         mock.patch('builtins.open', mock.mock_open()), \
                         mock.patch.object(Path, 'unlink'):
                     status, _ = plain.run_plain_kunit(

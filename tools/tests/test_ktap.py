@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import Path
 from typing import List
 
-from tcpopt import ktap
+from tcpopt.log import ktap
 
 DATA = Path(__file__).resolve().parent / 'data'
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import unittest
 from pathlib import Path
 
-from tcpopt import checkpatch, expected, series
+from tcpopt.core.errors import UsageError
+from tcpopt.core.settings import REPO, Settings
 from tcpopt.handlers import check_trailers
-from tcpopt.errors import UsageError
-from tcpopt.settings import REPO, Settings
-from tcpopt.worktree import kunit_sources
+from tcpopt.log import expected
+from tcpopt.series import checkpatch, patchset
+from tcpopt.tree.worktree import kunit_sources
 
 WORK = Path('/nonexistent/work')
 
@@ -19,8 +20,8 @@ class MailSetTest(unittest.TestCase):
             self) -> None:
         for tree in ('7.3', '6.12'):
             with self.subTest(tree=tree):
-                net, net_next = series.mail_sets(Settings(tree=tree,
-                                                          work_dir=WORK))
+                net, net_next = patchset.mail_sets(Settings(tree=tree,
+                                                            work_dir=WORK))
                 self.assertEqual((net.folder, net.prefix),
                                  ('net', 'PATCH net'))
                 self.assertEqual([p.name for p in net.patches],
@@ -33,15 +34,15 @@ class MailSetTest(unittest.TestCase):
                 self.assertEqual(len(net_next.patches), 3)
 
     def test_6_1_has_no_fix_to_post(self) -> None:
-        (only,) = series.mail_sets(Settings(tree='6.1', work_dir=WORK))
+        (only,) = patchset.mail_sets(Settings(tree='6.1', work_dir=WORK))
         self.assertEqual((only.folder, only.prefix),
                          ('net-next', 'PATCH net-next'))
         self.assertEqual(len(only.patches), 3)
 
     def test_no_harness_patch_is_posted(self) -> None:
         for tree in ('6.1', '6.12', '7.3'):
-            for mail_set in series.mail_sets(Settings(tree=tree,
-                                                      work_dir=WORK)):
+            for mail_set in patchset.mail_sets(Settings(tree=tree,
+                                                        work_dir=WORK)):
                 for patch in mail_set.patches:
                     self.assertEqual(patch.parent.name, 'upstream', patch)
 
@@ -55,17 +56,17 @@ class MailSetTest(unittest.TestCase):
             patches = repo / 'kernel-patches' / '6.1'
             patches.mkdir(parents=True)
             names = ['0001-a.patch', '0002-b.patch', '0003-c.patch']
-            for name in [series.COVER] + names:
+            for name in [patchset.COVER] + names:
                 (patches / name).write_text('x\n')
             (patches / 'series').write_text(
                 ''.join(f'{name}\n' for name in names))
             settings = Settings(tree='6.1', work_dir=WORK, repo=repo)
             self.assertFalse(settings.layered)
-            (only,) = series.mail_sets(settings)
+            (only,) = patchset.mail_sets(settings)
             self.assertEqual((only.folder, only.prefix),
                              ('', 'PATCH net-next'))
             self.assertEqual([p.name for p in only.patches], names)
-            self.assertEqual(only.cover, patches / series.COVER)
+            self.assertEqual(only.cover, patches / patchset.COVER)
             self.assertTrue(only.cover_letter)
 
     def test_mails_are_net_then_net_next_without_covers(self) -> None:
@@ -77,7 +78,7 @@ class MailSetTest(unittest.TestCase):
                 (dest / name).parent.mkdir(exist_ok=True)
                 (dest / name).write_text('x')
             self.assertEqual([str(p.relative_to(dest)) for p in
-                              series.mails(dest)],
+                              patchset.mails(dest)],
                              ['net/0001-fix.patch', 'net-next/0001-a.patch',
                               'net-next/0002-b.patch'])
 
@@ -144,7 +145,7 @@ class KnownExceptionTest(unittest.TestCase):
 class BaseIdentityTest(unittest.TestCase):
     def test_src_state_wins_over_a_copied_pristine_stamp(self) -> None:
         import tempfile
-        from tcpopt import worktree
+        from tcpopt.tree import worktree
         with tempfile.TemporaryDirectory() as tmp:
             src = Path(tmp)
             (src / worktree.STAMP).write_text('tarball')
@@ -158,7 +159,7 @@ class BaseIdentityTest(unittest.TestCase):
 class HotPathVerdictTest(unittest.TestCase):
     @staticmethod
     def rows(factor: float) -> list:
-        from tcpopt import hotpath
+        from tcpopt.bench import hotpath
         stride = hotpath.ROUND_STRIDE
         pristine = {r * stride: 100.0 + r for r in range(5)}
         patched = {rep: ns * factor for rep, ns in pristine.items()}
@@ -166,7 +167,7 @@ class HotPathVerdictTest(unittest.TestCase):
                                    patched)]
 
     def test_two_percent_passes_and_five_fails(self) -> None:
-        from tcpopt import hotpath
+        from tcpopt.bench import hotpath
         self.assertTrue(hotpath.verdict(self.rows(1.02)).ok)
         slow = hotpath.verdict(self.rows(1.05))
         self.assertFalse(slow.ok)
@@ -174,13 +175,13 @@ class HotPathVerdictTest(unittest.TestCase):
                       slow.line())
 
     def test_no_sample_is_no_pass(self) -> None:
-        from tcpopt import hotpath
+        from tcpopt.bench import hotpath
         self.assertFalse(hotpath.verdict([]).ok)
 
 
 class BuildCheckTest(unittest.TestCase):
     def test_a_warning_the_pristine_tree_has_is_not_new(self) -> None:
-        from tcpopt import buildcheck
+        from tcpopt.series import buildcheck
         old = ('src/net/ipv4/tcp_output.c:187:3: warning: result of '
                'comparison of constant -1 is always false')
         moved = old.replace(':187:3:', ':190:3:')
@@ -201,7 +202,7 @@ class BuildCheckTest(unittest.TestCase):
         import subprocess
         import tempfile
         from unittest import mock
-        from tcpopt import buildcheck
+        from tcpopt.series import buildcheck
         with tempfile.TemporaryDirectory() as tmp:
             repo = Path(tmp)
             (repo / 'net/ipv4/tests').mkdir(parents=True)

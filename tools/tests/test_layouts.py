@@ -10,8 +10,9 @@ from contextlib import redirect_stdout
 from pathlib import Path
 from typing import List
 
-from tcpopt import ktap, layouts
-from tcpopt.ktap import Run
+from tcpopt.layout import tables
+from tcpopt.log import ktap
+from tcpopt.log.ktap import Run
 
 DATA = Path(__file__).resolve().parent / 'data'
 TREE = '6.1'
@@ -25,8 +26,8 @@ def parse_file(name: str) -> Run:
 def table_rows(markdown: str) -> List[List[str]]:
     """Cells of every case row."""
     return [line[2:-2].split(' | ') for line in markdown.splitlines()
-            if line.startswith('| ') and line not in (layouts.HEADER,
-                                                      layouts.RULE)]
+            if line.startswith('| ') and line not in (tables.HEADER,
+                                                      tables.RULE)]
 
 
 def row_of(markdown: str, name: str) -> List[str]:
@@ -36,7 +37,7 @@ def row_of(markdown: str, name: str) -> List[str]:
 class DescribeInputsTest(unittest.TestCase):
 
     def fields(self, text: str) -> str:
-        return layouts.describe_inputs(ktap.fields(text))
+        return tables.describe_inputs(ktap.fields(text))
 
     def test_syn(self) -> None:
         self.assertEqual(self.fields(
@@ -72,18 +73,18 @@ class DescribeInputsTest(unittest.TestCase):
                          'est, 0 SACKs')
 
     def test_no_inputs(self) -> None:
-        self.assertEqual(layouts.describe_inputs({}), '')
+        self.assertEqual(tables.describe_inputs({}), '')
 
 
 class MarkdownTest(unittest.TestCase):
 
     def setUp(self) -> None:
         self.run_ = parse_file('layouts-sample.log')
-        self.markdown = layouts.render_markdown(self.run_, TREE)
+        self.markdown = tables.render_markdown(self.run_, TREE)
 
     def test_golden_rendering(self) -> None:
         # Regenerate after a deliberate format change with
-        # layouts.render_markdown(parse('layouts-sample.log'), '6.1').
+        # tables.render_markdown(parse('layouts-sample.log'), '6.1').
         self.assertEqual(self.markdown,
                          (DATA / 'layouts-sample.md').read_text())
 
@@ -93,7 +94,7 @@ class MarkdownTest(unittest.TestCase):
         self.assertEqual(headings, ['tcp_opt_syn', 'tcp_opt_synack',
                                     'tcp_opt_md5', 'tcp_opt_fastopen',
                                     'tcp_opt_established'])
-        self.assertEqual(self.markdown.count(layouts.HEADER), 5)
+        self.assertEqual(self.markdown.count(tables.HEADER), 5)
         self.assertTrue(self.markdown.startswith('# TCP option layouts'))
 
     def test_one_row_per_layout(self) -> None:
@@ -135,22 +136,22 @@ class MarkdownTest(unittest.TestCase):
         self.assertEqual((second[4], second[5]), ('32', '20'))
         self.assertEqual(second[6],
                          '[svg](6.1/tcp_opt_dsack_sent_once_test-2.svg)')
-        pictures = layouts.render_pictures(self.run_)
+        pictures = tables.render_pictures(self.run_)
         self.assertIn('tcp_opt_dsack_sent_once_test-2.svg', pictures)
         self.assertEqual(len(pictures), 64)
 
     def test_log_without_words_has_no_pictures(self) -> None:
         run = parse_file('ktap-pass.log')
-        markdown = layouts.render_markdown(run, TREE)
+        markdown = tables.render_markdown(run, TREE)
         cells = row_of(markdown, 'syn_none_mss1460')
         self.assertEqual(cells, ['syn_none_mss1460', '', '`<mss 1460>`', '—',
                                  '4', '', '—'])
-        self.assertEqual(layouts.render_pictures(run), {})
+        self.assertEqual(tables.render_pictures(run), {})
 
     def test_case_without_layout(self) -> None:
         run = Run(cases=[ktap.Case('s', 'broken', 'fail')], crash_lines=[],
                   complete=True)
-        self.assertEqual(row_of(layouts.render_markdown(run, TREE),
+        self.assertEqual(row_of(tables.render_markdown(run, TREE),
                                 'broken'),
                          ['broken', '', '(no layout line)', '—', '', '',
                           '—'])
@@ -166,7 +167,7 @@ class WriteAndCheckTest(unittest.TestCase):
         self.tmp = tempfile.TemporaryDirectory()
         self.out = Path(self.tmp.name) / 'layouts'
         self.run_ = parse_file('layouts-sample.log')
-        self.written = layouts.write_layouts(self.run_, TREE, self.out)
+        self.written = tables.write_layouts(self.run_, TREE, self.out)
 
     def tearDown(self) -> None:
         self.tmp.cleanup()
@@ -184,8 +185,8 @@ class WriteAndCheckTest(unittest.TestCase):
 
     def test_byte_identical_when_rewritten(self) -> None:
         before = self.snapshot()
-        layouts.write_layouts(parse_file('layouts-sample.log'), TREE,
-                              self.out)
+        tables.write_layouts(parse_file('layouts-sample.log'), TREE,
+                             self.out)
         self.assertEqual(self.snapshot(), before)
         for name, body in before.items():
             self.assertNotIn(self.tmp.name.encode(), body, name)
@@ -193,17 +194,17 @@ class WriteAndCheckTest(unittest.TestCase):
     def test_stale_pictures_removed(self) -> None:
         stale = self.out / '6.1' / 'gone_case.svg'
         stale.write_text('<svg/>')
-        layouts.write_layouts(self.run_, TREE, self.out)
+        tables.write_layouts(self.run_, TREE, self.out)
         self.assertFalse(stale.exists())
 
     def test_matching_docs_have_no_diff(self) -> None:
-        self.assertEqual(layouts.check_golden(self.run_, TREE, self.out), [])
+        self.assertEqual(tables.check_golden(self.run_, TREE, self.out), [])
 
     def test_changed_layout_names_the_case(self) -> None:
         changed = copy.deepcopy(self.run_)
         case = changed.by_name()['syn_ts_mss536']
         case.layouts[0] = 'mss 537,nop,nop,TS val 1 ecr 0'
-        blocks = layouts.check_golden(changed, TREE, self.out)
+        blocks = tables.check_golden(changed, TREE, self.out)
         self.assertEqual(len(blocks), 1)
         block = blocks[0]
         self.assertTrue(block.startswith('case syn_ts_mss536: differs'))
@@ -215,7 +216,7 @@ class WriteAndCheckTest(unittest.TestCase):
     def test_changed_picture_only(self) -> None:
         path = self.out / '6.1' / 'est_ts_1_sack.svg'
         path.write_text(path.read_text().replace('SACK 1 block', 'SACK'))
-        blocks = layouts.check_golden(self.run_, TREE, self.out)
+        blocks = tables.check_golden(self.run_, TREE, self.out)
         self.assertEqual(len(blocks), 1)
         self.assertTrue(blocks[0].startswith('case est_ts_1_sack: differs'))
         self.assertNotIn('committed 6.1.md', blocks[0])
@@ -224,7 +225,7 @@ class WriteAndCheckTest(unittest.TestCase):
         changed = copy.deepcopy(self.run_)
         case = changed.by_name()['tcp_opt_dsack_sent_once_test']
         case.mss_deltas[1] = 99
-        blocks = layouts.check_golden(changed, TREE, self.out)
+        blocks = tables.check_golden(changed, TREE, self.out)
         self.assertEqual(len(blocks), 1)
         self.assertIn('+| tcp_opt_dsack_sent_once_test (2) |', blocks[0])
 
@@ -234,7 +235,7 @@ class WriteAndCheckTest(unittest.TestCase):
         added = copy.deepcopy(changed.cases[0])
         added.name = 'syn_new_case'
         changed.cases.insert(0, added)
-        blocks = layouts.check_golden(changed, TREE, self.out)
+        blocks = tables.check_golden(changed, TREE, self.out)
         heads = [block.splitlines()[0] for block in blocks]
         self.assertIn('case syn_new_case: missing from the committed docs',
                       heads)
@@ -249,29 +250,29 @@ class WriteAndCheckTest(unittest.TestCase):
 
     def test_missing_markdown(self) -> None:
         (self.out / '6.1.md').unlink()
-        self.assertEqual(layouts.check_golden(self.run_, TREE, self.out),
+        self.assertEqual(tables.check_golden(self.run_, TREE, self.out),
                          ['6.1.md is not committed yet: run with --update'])
 
     def test_edited_intro(self) -> None:
         path = self.out / '6.1.md'
         path.write_text(path.read_text().replace('do not edit by hand',
                                                  'edit freely'))
-        blocks = layouts.check_golden(self.run_, TREE, self.out)
+        blocks = tables.check_golden(self.run_, TREE, self.out)
         self.assertEqual(len(blocks), 1)
         self.assertTrue(blocks[0].startswith('6.1.md: text outside'))
 
     def test_update_restores_a_missing_picture(self) -> None:
         path = self.out / '6.1' / 'syn_none_mss1460.svg'
         path.unlink()
-        self.assertTrue(layouts.check_golden(self.run_, TREE, self.out))
-        layouts.write_layouts(self.run_, TREE, self.out)
+        self.assertTrue(tables.check_golden(self.run_, TREE, self.out))
+        tables.write_layouts(self.run_, TREE, self.out)
         self.assertTrue(path.is_file())
-        self.assertEqual(layouts.check_golden(self.run_, TREE, self.out), [])
+        self.assertEqual(tables.check_golden(self.run_, TREE, self.out), [])
 
     def test_no_command_line_of_its_own(self) -> None:
         """./run.sh layouts is the one command line (issue 15)."""
-        self.assertFalse(hasattr(layouts, 'main'))
-        self.assertFalse(hasattr(layouts, 'parse_args'))
+        self.assertFalse(hasattr(tables, 'main'))
+        self.assertFalse(hasattr(tables, 'parse_args'))
 
 
 if __name__ == '__main__':

@@ -29,9 +29,9 @@ import unittest
 from pathlib import Path
 from typing import Callable, Dict, List, Tuple
 
-from tcpopt import kernel, worktree
-from tcpopt.expected import expected_cases
-from tcpopt.settings import REPO, Settings
+from tcpopt.core.settings import REPO, Settings
+from tcpopt.log.expected import expected_cases
+from tcpopt.tree import kernel, worktree
 
 DATA = Path(__file__).resolve().parent / 'data' / 'misuse'
 TREE = '6.1'

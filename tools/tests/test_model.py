@@ -1,4 +1,4 @@
-"""tcpopt.model: known layouts from the RFCs, and properties of all of them."""
+"""tcpopt.layout.model: known layouts from the RFCs, properties of them all."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterator, List, NamedTuple
 
-from tcpopt import ktap, model
-from tcpopt.model import Inputs
+from tcpopt.layout import model
+from tcpopt.layout.model import Inputs
+from tcpopt.log import ktap
 
 DATA = Path(__file__).resolve().parent / 'data'
 MD5_WORDS = '01011312' + 'a5a5a5a5' * 4
@@ -31,7 +32,7 @@ def words(text: str) -> bytes:
 
 # --- a strict reading of the model's bytes ---------------------------------
 # The model's own decoder, kept with its tests and independent of
-# tcpopt.options: it raises on anything the writer never emits.
+# tcpopt.layout.options: it raises on anything the writer never emits.
 
 class Option(NamedTuple):
     """One option as found on the wire; NOPs included, payload empty."""

@@ -1,4 +1,4 @@
-"""Tests for tcpopt.mptcp_model against bytes written by hand from RFC 8684.
+"""Tests for tcpopt.layout.mptcp_model against bytes typed from RFC 8684.
 
 Every expected value below was typed from the RFC's option figures (kind 0x1e,
 length, subtype in the high nibble of the third octet), not produced by the
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import unittest
 
-from tcpopt import mptcp_model as m
+from tcpopt.layout import mptcp_model as m
 
 
 def h(text: str) -> bytes:

@@ -4,10 +4,10 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from tcpopt import mutate
-from tcpopt.errors import HarnessError, UsageError
-from tcpopt.mutate import Mutant, Result
-from tcpopt.settings import Settings
+from tcpopt.core.errors import HarnessError, UsageError
+from tcpopt.core.settings import Settings
+from tcpopt.mutation import generated
+from tcpopt.mutation.generated import Mutant, Result
 
 SOURCE = '''\
 static int helper(int a);
@@ -48,8 +48,8 @@ class GenerateTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.mutants = mutate.generate('f.c', SOURCE, ['tcp_syn_options'],
-                                      TWINS)
+        cls.mutants = generated.generate('f.c', SOURCE, ['tcp_syn_options'],
+                                         TWINS)
 
     def test_only_the_named_function_and_never_comments(self):
         self.assertEqual({m.function for m in self.mutants},
@@ -108,19 +108,20 @@ class GenerateTest(unittest.TestCase):
         self.assertEqual(unbraced.after, '\t\t;')
 
     def test_ids_are_stable_and_unique(self):
-        again = mutate.generate('f.c', SOURCE, ['tcp_syn_options'], TWINS)
+        again = generated.generate('f.c', SOURCE, ['tcp_syn_options'], TWINS)
         self.assertEqual([m.ident for m in again],
                          [m.ident for m in self.mutants])
         self.assertEqual(len({m.ident for m in self.mutants}),
                          len(self.mutants))
         # The same change moved down by a line keeps its id.
-        moved = mutate.generate('f.c', '\n' + SOURCE, ['tcp_syn_options'],
-                                TWINS)
+        moved = generated.generate('f.c', '\n' + SOURCE, ['tcp_syn_options'],
+                                   TWINS)
         self.assertEqual([m.ident for m in moved],
                          [m.ident for m in self.mutants])
 
     def test_a_function_the_tree_lacks_gives_nothing(self):
-        self.assertEqual(mutate.generate('f.c', SOURCE, ['nope'], TWINS), [])
+        self.assertEqual(generated.generate('f.c', SOURCE, ['nope'], TWINS),
+                         [])
 
 
 class ReturnTest(unittest.TestCase):
@@ -129,8 +130,8 @@ class ReturnTest(unittest.TestCase):
         source = ('static void tcp_parse_options(int length)\n{\n'
                   '\tif (length > 2)\n\t\treturn;\n\treturn;\n}\n'
                   'static int tcp_syn_options(void)\n{\n\treturn 0;\n}\n')
-        got = mutate.generate('f.c', source, ['tcp_parse_options',
-                                              'tcp_syn_options'], {})
+        got = generated.generate('f.c', source, ['tcp_parse_options',
+                                                 'tcp_syn_options'], {})
         deleted = [(m.function, m.line) for m in got if m.kind == 'delete']
         self.assertEqual(deleted, [('tcp_parse_options', 4),
                                    ('tcp_parse_options', 5)])
@@ -139,13 +140,13 @@ class ReturnTest(unittest.TestCase):
 class SelectTest(unittest.TestCase):
 
     def test_ids_pick_mutants_and_an_unknown_one_is_a_usage_error(self):
-        mutants = mutate.generate('f.c', SOURCE, ['tcp_syn_options'], TWINS)
+        mutants = generated.generate('f.c', SOURCE, ['tcp_syn_options'], TWINS)
         pick = [mutants[3].ident, mutants[0].ident]
-        self.assertEqual(mutate.select(mutants, pick),
+        self.assertEqual(generated.select(mutants, pick),
                          [mutants[3], mutants[0]])
-        self.assertEqual(mutate.select(mutants, None), mutants)
+        self.assertEqual(generated.select(mutants, None), mutants)
         with self.assertRaisesRegex(UsageError, 'no such mutant nope'):
-            mutate.select(mutants, ['nope'])
+            generated.select(mutants, ['nope'])
 
 
 class ApplyTest(unittest.TestCase):
@@ -154,9 +155,9 @@ class ApplyTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / 'f.c'
             path.write_text(SOURCE)
-            [swap] = [m for m in mutate.generate(
+            [swap] = [m for m in generated.generate(
                 'f.c', SOURCE, ['tcp_syn_options'], TWINS) if m.kind == 'swap']
-            original = mutate.apply(Path(tmp), swap)
+            original = generated.apply(Path(tmp), swap)
             self.assertEqual(original, SOURCE)
             lines = path.read_text().split('\n')
             self.assertEqual(lines[14:17], ['\t*ptr++ = htonl(2 |',
@@ -168,21 +169,21 @@ class ApplyTest(unittest.TestCase):
             (Path(tmp) / 'f.c').write_text(SOURCE)
             mutant = Mutant('f.c', 'x', 3, 1, 'delete', 'nothing like it', ';')
             with self.assertRaises(HarnessError):
-                mutate.apply(Path(tmp), mutant)
+                generated.apply(Path(tmp), mutant)
 
 
 class SampleAndScoreTest(unittest.TestCase):
 
     def setUp(self):
-        self.mutants = mutate.generate('f.c', SOURCE, ['tcp_syn_options'],
-                                       TWINS)
+        self.mutants = generated.generate('f.c', SOURCE, ['tcp_syn_options'],
+                                          TWINS)
 
     def test_sample_is_fixed_by_the_seed_and_keeps_source_order(self):
-        one = mutate.sample(self.mutants, 5, 7)
-        self.assertEqual(one, mutate.sample(self.mutants, 5, 7))
-        self.assertNotEqual(one, mutate.sample(self.mutants, 5, 8))
+        one = generated.sample(self.mutants, 5, 7)
+        self.assertEqual(one, generated.sample(self.mutants, 5, 7))
+        self.assertNotEqual(one, generated.sample(self.mutants, 5, 8))
         self.assertEqual(one, sorted(one, key=self.mutants.index))
-        self.assertEqual(mutate.sample(self.mutants, None, 7), self.mutants)
+        self.assertEqual(generated.sample(self.mutants, None, 7), self.mutants)
 
     def test_score_leaves_out_no_build_and_equivalent(self):
         a, b, c, d, e = self.mutants[:5]
@@ -192,14 +193,14 @@ class SampleAndScoreTest(unittest.TestCase):
                    d.ident: Result('survived'),
                    e.ident: Result('killed', ['y'])}
         equivalents = {d.ident: 'why', e.ident: 'wrong'}
-        total = mutate.score(self.mutants[:6], results, equivalents)
+        total = generated.score(self.mutants[:6], results, equivalents)
         self.assertEqual((total.killed, total.survived, total.no_build,
                           total.equivalent, total.not_run),
                          (1, 1, 1, 2, 1))
         self.assertEqual(total.denominator, 2)
         self.assertEqual(total.flagged, [e.ident])
-        self.assertEqual(mutate.survivors(self.mutants[:6], results,
-                                          equivalents), [b])
+        self.assertEqual(generated.survivors(self.mutants[:6], results,
+                                             equivalents), [b])
 
 
 class EquivalentsTest(unittest.TestCase):
@@ -208,11 +209,11 @@ class EquivalentsTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / 'x.equivalent'
             path.write_text('# comment\n\nf-1234abcd the branch is dead\n')
-            self.assertEqual(mutate.read_equivalents(path),
+            self.assertEqual(generated.read_equivalents(path),
                              {'f-1234abcd': 'the branch is dead'})
             path.write_text('f-1234abcd\n')
             with self.assertRaisesRegex(HarnessError, 'x.equivalent:1'):
-                mutate.read_equivalents(path)
+                generated.read_equivalents(path)
 
 
 KUNIT_SOURCE = """static struct kunit_case cases[] = {
@@ -237,31 +238,31 @@ class ResultsFileTest(unittest.TestCase):
         self.settings = Settings(tree='6.1', work_dir=root / 'work',
                                  repo=root / 'repo')
         self.tree = root / 'tree'
-        for file in mutate.TARGETS:
+        for file in generated.TARGETS:
             (self.tree / file).parent.mkdir(parents=True, exist_ok=True)
             (self.tree / file).write_text(f'/* {file} */\n')
-        tests = mutate.tests_fingerprint(self.settings)
+        tests = generated.tests_fingerprint(self.settings)
         self.results = {
             'killed-a': Result('killed', ['case_a'], 1.0, tests),
             'killed-gone': Result('killed', ['case_gone'], 1.0, tests),
             'crashed': Result('killed', ['(kernel crashed)'], 1.0, tests),
             'survived': Result('survived', [], 1.0, tests, True),
             'survived-unchecked': Result('survived', [], 1.0, tests),
-            'same-code': Result(mutate.SAME_CODE, [], 1.0, tests, True),
+            'same-code': Result(generated.SAME_CODE, [], 1.0, tests, True),
             'no-build': Result('no-build', [], 1.0, tests)}
 
     def load(self):
-        return mutate.load_results(self.settings, self.tree)
+        return generated.load_results(self.settings, self.tree)
 
     def test_saved_results_load_back(self):
-        mutate.save_results(self.settings, self.tree, self.results)
+        generated.save_results(self.settings, self.tree, self.results)
         expected = dict(self.results)
         # Measured before objects were compared: it runs again.
         del expected['survived-unchecked']
         self.assertEqual(self.load(), expected)
 
     def test_a_test_change_reruns_survivors_and_lost_kills(self):
-        mutate.save_results(self.settings, self.tree, self.results)
+        generated.save_results(self.settings, self.tree, self.results)
         self.test_source.write_text(KUNIT_SOURCE.replace(
             'KUNIT_CASE(case_b)', 'KUNIT_CASE(case_b),\n\tKUNIT_CASE(case_c)'))
         self.assertEqual(sorted(self.load()),
@@ -269,34 +270,34 @@ class ResultsFileTest(unittest.TestCase):
 
     def test_other_build_options_keep_only_kills_whose_cases_exist(self):
         (self.settings.repo / '.kunitconfig').write_text('CONFIG_KUNIT=y\n')
-        mutate.save_results(self.settings, self.tree, self.results)
+        generated.save_results(self.settings, self.tree, self.results)
         (self.settings.repo / '.kunitconfig').write_text(
             'CONFIG_KUNIT=y\nCONFIG_MPTCP=y\n')
         self.assertEqual(sorted(self.load()), ['killed-a'])
 
     def test_results_without_build_options_count_as_other_options(self):
         import json
-        mutate.save_results(self.settings, self.tree, self.results)
-        path = mutate.results_file(self.settings)
+        generated.save_results(self.settings, self.tree, self.results)
+        path = generated.results_file(self.settings)
         data = json.loads(path.read_text())
         del data['config']
         path.write_text(json.dumps(data))
         self.assertEqual(sorted(self.load()), ['killed-a'])
 
     def test_a_code_change_reruns_everything(self):
-        mutate.save_results(self.settings, self.tree, self.results)
+        generated.save_results(self.settings, self.tree, self.results)
         (self.tree / 'net/ipv4/tcp_output.c').write_text('/* changed */\n')
         self.assertEqual(self.load(), {})
 
     def test_the_combined_format_is_carried_over_once(self):
         import json
-        path = mutate.results_file(self.settings)
+        path = generated.results_file(self.settings)
         path.parent.mkdir(parents=True)
         old = {k: {'verdict': r.verdict, 'failing': r.failing,
                    'seconds': r.seconds} for k, r in self.results.items()}
         path.write_text(json.dumps({
-            'fingerprint': mutate.combined_fingerprint(self.settings,
-                                                       self.tree),
+            'fingerprint': generated.combined_fingerprint(self.settings,
+                                                          self.tree),
             'results': old}))
         self.assertEqual(sorted(self.load()), sorted(self.results))
         self.assertIn('code', json.loads(path.read_text()))
@@ -317,12 +318,12 @@ class StagesTest(unittest.TestCase):
         return Settings(tree='6.1', work_dir=Path('/nonexistent'))
 
     def setUp(self):
-        from tcpopt import ktap
+        from tcpopt.log import ktap
         self.ktap = ktap
         self.settings = self.make_settings()
         self.calls = []
         self.cases = [list(stage.cases) for stage in
-                      mutate.stages(self.settings)]
+                      generated.stages(self.settings)]
         self.mutant = Mutant('f.c', 'f', 1, 1, 'delete', 'x;', ';')
 
     def fake_run(self, failing_stage):
@@ -340,14 +341,15 @@ class StagesTest(unittest.TestCase):
     def stages(self, failing_stage, digest='mutated', builds=True):
         from unittest import mock
         self.calls = []
-        with mock.patch('tcpopt.mutants.run_suites',
+        with mock.patch('tcpopt.mutation.regressions.run_suites',
                         side_effect=self.fake_run(failing_stage)), \
-                mock.patch('tcpopt.mutate.build_only', return_value=builds), \
-                mock.patch('tcpopt.mutate.object_digest',
+                mock.patch('tcpopt.mutation.generated.build_only',
+                           return_value=builds), \
+                mock.patch('tcpopt.mutation.generated.object_digest',
                            return_value=digest):
-            return mutate.run_stages(self.settings, Path('/src'),
-                                     Path('/build'), self.mutant,
-                                     {'f.c': 'original'})
+            return generated.run_stages(self.settings, Path('/src'),
+                                        Path('/build'), self.mutant,
+                                        {'f.c': 'original'})
 
     def test_the_stages_split_the_cases(self):
         self.assertEqual(len(self.cases), len(self.GLOBS))
@@ -360,7 +362,7 @@ class StagesTest(unittest.TestCase):
 
     def test_the_original_object_is_never_booted(self):
         result = self.stages(0, digest='original')
-        self.assertEqual(result.verdict, mutate.SAME_CODE)
+        self.assertEqual(result.verdict, generated.SAME_CODE)
         self.assertEqual(self.calls, [])
 
     def test_a_build_failure_is_no_build(self):
@@ -398,7 +400,7 @@ class OneLayerStagesTest(StagesTest):
     OWN_CASES = ['syn_ts_sack_ws_mss1460_ws7', 'live_ts_sack_ws']
 
     def make_settings(self):
-        from tcpopt.settings import REPO
+        from tcpopt.core.settings import REPO
         tmp = tempfile.TemporaryDirectory()
         self.addCleanup(tmp.cleanup)
         repo = Path(tmp.name)
@@ -415,14 +417,14 @@ class LayeredStagesTest(unittest.TestCase):
     alone, and each stage's glob picks exactly its own suites."""
 
     def setUp(self):
-        self.stages = mutate.stages(Settings(tree='7.3',
-                                             work_dir=Path('/nonexistent')))
+        self.stages = generated.stages(Settings(tree='7.3',
+                                                work_dir=Path('/nonexistent')))
 
     def test_upstream_first_then_units_then_live(self):
         self.assertEqual([s.glob for s in self.stages],
-                         [mutate.UPSTREAM_STAGE[0],
-                          mutate.LAYERED_UNIT_STAGE[0],
-                          mutate.LIVE_STAGE[0]])
+                         [generated.UPSTREAM_STAGE[0],
+                          generated.LAYERED_UNIT_STAGE[0],
+                          generated.LIVE_STAGE[0]])
         upstream, units, live = (set(s.cases) for s in self.stages)
         self.assertIn('md5_drops_ts', upstream)
         self.assertIn('live_ts_sack_ws', live)
@@ -430,11 +432,11 @@ class LayeredStagesTest(unittest.TestCase):
 
     def test_a_glob_that_picks_another_stage_suites_is_an_error(self):
         from unittest import mock
-        with mock.patch.object(mutate, 'LAYERED_UNIT_STAGE',
+        with mock.patch.object(generated, 'LAYERED_UNIT_STAGE',
                                ('tcp_opt_[!bl]*', 15)):
             with self.assertRaisesRegex(HarnessError, 'tcp_opt_write'):
-                mutate.stages(Settings(tree='7.3',
-                                       work_dir=Path('/nonexistent')))
+                generated.stages(Settings(tree='7.3',
+                                          work_dir=Path('/nonexistent')))
 
 
 class ObjectDigestTest(unittest.TestCase):
@@ -459,7 +461,7 @@ class ObjectDigestTest(unittest.TestCase):
                                 '\nint f(int a)\n{ return 1 + a; }\n', '-g')
             other = self.compile(tmp, 'other',
                                  'int f(int a) { return a - 1; }\n', '-g')
-            digests = [mutate.object_digest(Path(tmp), name)
+            digests = [generated.object_digest(Path(tmp), name)
                        for name in (one, same, other)]
         self.assertEqual(digests[0], digests[1])
         self.assertNotEqual(digests[0], digests[2])
@@ -468,8 +470,9 @@ class ObjectDigestTest(unittest.TestCase):
 class ScratchTreeTest(unittest.TestCase):
 
     def test_the_scratch_tree_rebuilds_every_file_a_mutant_changes(self):
-        from tcpopt import mutants
-        self.assertLessEqual(set(mutate.TARGETS), set(mutants.MUTATED_FILES))
+        from tcpopt.mutation import regressions
+        self.assertLessEqual(set(generated.TARGETS),
+                             set(regressions.MUTATED_FILES))
 
 
 class RealTreeTest(unittest.TestCase):
@@ -479,11 +482,11 @@ class RealTreeTest(unittest.TestCase):
         settings = Settings(tree='6.1', work_dir=Path('/nonexistent'))
         with tempfile.TemporaryDirectory() as tmp:
             tree = Path(tmp)
-            for file in mutate.TARGETS:
+            for file in generated.TARGETS:
                 (tree / file).parent.mkdir(parents=True, exist_ok=True)
                 (tree / file).write_text(SOURCE)
             with self.assertRaisesRegex(UsageError, 'no such target'):
-                mutate.all_mutants(settings, tree, ['tcp_options_writ'])
+                generated.all_mutants(settings, tree, ['tcp_options_writ'])
 
 
 if __name__ == '__main__':
@@ -495,33 +498,34 @@ class GroupTest(unittest.TestCase):
     of exactly them has its own report."""
 
     def test_a_group_expands_to_its_functions(self):
-        self.assertEqual(mutate.expand(['layout', 'tcp_parse_options']),
-                         list(mutate.LAYOUT_FUNCTIONS) +
+        self.assertEqual(generated.expand(['layout', 'tcp_parse_options']),
+                         list(generated.LAYOUT_FUNCTIONS) +
                          ['tcp_parse_options'])
-        self.assertIsNone(mutate.expand(None))
+        self.assertIsNone(generated.expand(None))
 
     def test_only_the_exact_group_is_a_group(self):
-        self.assertEqual(mutate.group_of(mutate.LAYOUT_FUNCTIONS), 'layout')
-        self.assertIsNone(mutate.group_of(mutate.LAYOUT_FUNCTIONS[:2]))
-        self.assertIsNone(mutate.group_of(None))
+        self.assertEqual(generated.group_of(generated.LAYOUT_FUNCTIONS),
+                         'layout')
+        self.assertIsNone(generated.group_of(generated.LAYOUT_FUNCTIONS[:2]))
+        self.assertIsNone(generated.group_of(None))
 
     def test_the_upstream_line_counts_the_kills_of_its_stage(self):
         mutants = [Mutant('f.c', 'f', i, 1, 'delete', f'x{i};', ';')
                    for i in range(3)]
-        stages = (mutate.UPSTREAM_STAGE[0], mutate.LAYERED_UNIT_STAGE[0])
+        stages = (generated.UPSTREAM_STAGE[0], generated.LAYERED_UNIT_STAGE[0])
         results = {mutants[0].ident: Result('killed', ['a'],
                                             stage=stages[0]),
                    mutants[1].ident: Result('killed', ['b'],
                                             stage=stages[1]),
                    mutants[2].ident: Result('survived')}
         self.assertIn('killed 1 of the 2 killed',
-                      mutate.upstream_line(mutants, results))
+                      generated.upstream_line(mutants, results))
 
     def test_a_kernel_style_definition_is_found(self):
         lines = ['static inline unsigned int', 'name(int a)', '{',
                  '\treturn a;', '}', 'int other(void)', '{', '\tname(1);',
                  '}']
-        self.assertEqual(mutate.function_span(lines, 'name'), (2, 4))
+        self.assertEqual(generated.function_span(lines, 'name'), (2, 4))
 
 
 class TestSourcesTest(unittest.TestCase):
@@ -531,7 +535,7 @@ class TestSourcesTest(unittest.TestCase):
     def test_the_upstream_tests_are_test_sources(self):
         settings = Settings(tree='7.3', work_dir=Path('/nonexistent'))
         names = [p.relative_to(settings.kunit_dir).as_posix()
-                 for p in mutate.test_paths(settings)]
+                 for p in generated.test_paths(settings)]
         self.assertIn('tests/tcp_output_kunit.c', names)
         self.assertIn('tcp_options_test.c', names)
 
@@ -541,17 +545,17 @@ class RegressionSelectionTest(unittest.TestCase):
     an error, not an empty step that passes."""
 
     def test_the_2008_pair_on_every_tree(self) -> None:
-        from tcpopt import mutants
-        from tcpopt.settings import REGRESSIONS_2008, TEST_TREES
+        from tcpopt.core.settings import REGRESSIONS_2008, TEST_TREES
+        from tcpopt.mutation import regressions
         for tree in TEST_TREES:
             with self.subTest(tree=tree):
-                chosen = mutants.regressions(Settings(tree, Path('/w')),
-                                             REGRESSIONS_2008)
+                chosen = regressions.regressions(Settings(tree, Path('/w')),
+                                                 REGRESSIONS_2008)
                 self.assertEqual([p.name for p in chosen],
                                  list(REGRESSIONS_2008))
 
     def test_a_missing_name_is_an_error(self) -> None:
-        from tcpopt import mutants
+        from tcpopt.mutation import regressions
         with self.assertRaisesRegex(HarnessError, 'no 99-none.patch in'):
-            mutants.regressions(Settings('6.1', Path('/w')),
-                                ('99-none.patch',))
+            regressions.regressions(Settings('6.1', Path('/w')),
+                                    ('99-none.patch',))

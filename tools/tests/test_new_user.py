@@ -15,10 +15,13 @@ from pathlib import Path
 from typing import List, Tuple
 from unittest import mock
 
-from tcpopt import cli, kernel, ktap, workdir
-from tcpopt.errors import EXIT_HELP, SetupError
-from tcpopt.report import as_json, judge
-from tcpopt.settings import REPO, Settings
+from tcpopt import cli
+from tcpopt.core import workdir
+from tcpopt.core.errors import EXIT_HELP, SetupError
+from tcpopt.core.settings import REPO, Settings
+from tcpopt.log import ktap
+from tcpopt.log.report import as_json, judge
+from tcpopt.tree import kernel
 
 DATA = Path(__file__).resolve().parent / 'data'
 
@@ -56,7 +59,8 @@ class CommandTestCase(unittest.TestCase):
             self.work.append('install or prepare')
             raise AssertionError('work started before the arguments were '
                                  'checked')
-        for target in ('tcpopt.handlers.install', 'tcpopt.worktree.prepare',
+        for target in ('tcpopt.handlers.install',
+                       'tcpopt.tree.worktree.prepare',
                        'tcpopt.commands.kunit_step',
                        'tcpopt.run_checks.kunit_step'):
             patcher = mock.patch(target, side_effect=no_work)

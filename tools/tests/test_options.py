@@ -5,8 +5,9 @@ from __future__ import annotations
 import unittest
 from pathlib import Path
 
-from tcpopt import ktap, options
-from tcpopt.layouts import rows
+from tcpopt.layout import options
+from tcpopt.layout.tables import rows
+from tcpopt.log import ktap
 
 DATA = Path(__file__).resolve().parent / 'data'
 

@@ -6,8 +6,8 @@ import unittest
 from pathlib import Path
 from typing import List
 
-from tcpopt import ktap, report
-from tcpopt.ktap import Case, Run
+from tcpopt.log import ktap, report
+from tcpopt.log.ktap import Case, Run
 
 DATA = Path(__file__).resolve().parent / 'data'
 

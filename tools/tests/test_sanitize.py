@@ -4,7 +4,8 @@ import unittest
 from pathlib import Path
 from typing import Iterable, List
 
-from tcpopt import ktap, sanitize
+from tcpopt.log import ktap
+from tcpopt.tree import sanitize
 
 DATA = Path(__file__).parent / 'data' / 'sanitize'
 

@@ -9,9 +9,9 @@ import unittest
 from dataclasses import replace
 from pathlib import Path
 
-from tcpopt import series
-from tcpopt.errors import HarnessError, UsageError
-from tcpopt.settings import REPO, Settings
+from tcpopt.core.errors import HarnessError, UsageError
+from tcpopt.core.settings import REPO, Settings
+from tcpopt.series import patchset
 
 STORED = '''Subject: [PATCH] tcp: add a test
 
@@ -54,7 +54,7 @@ class SeriesTestCase(unittest.TestCase):
 class ParseTest(SeriesTestCase):
 
     def test_subject_message_and_sections(self) -> None:
-        patch = series.parse_patch(self.patch)
+        patch = patchset.parse_patch(self.patch)
         self.assertEqual(patch.subject, 'tcp: add a test')
         self.assertEqual(patch.message, 'Why the test.\n\n')
         self.assertEqual([s.path for s in patch.sections],
@@ -68,15 +68,15 @@ class ParseTest(SeriesTestCase):
             with self.subTest(line=line):
                 self.patch.write_text(line + STORED)
                 with self.assertRaisesRegex(HarnessError, 'no identity'):
-                    series.parse_patch(self.patch)
+                    patchset.parse_patch(self.patch)
 
     def test_not_a_stored_patch(self) -> None:
         self.patch.write_text('diff --git a/x b/x\n')
         with self.assertRaisesRegex(HarnessError, 'is not a stored patch'):
-            series.parse_patch(self.patch)
+            patchset.parse_patch(self.patch)
 
     def test_new_file_section_is_what_git_writes(self) -> None:
-        self.assertEqual(series.new_file_section('net/ipv4/x', 'one\n'),
+        self.assertEqual(patchset.new_file_section('net/ipv4/x', 'one\n'),
                          'diff --git a/net/ipv4/x b/net/ipv4/x\n'
                          'new file mode 100644\n--- /dev/null\n'
                          '+++ b/net/ipv4/x\n@@ -0,0 +1 @@\n+one\n')
@@ -85,22 +85,22 @@ class ParseTest(SeriesTestCase):
 class SyncTest(SeriesTestCase):
 
     def test_in_sync(self) -> None:
-        self.assertEqual(series.check(self.settings), [])
+        self.assertEqual(patchset.check(self.settings), [])
 
     def test_edit_in_kunit_is_caught_then_regenerated(self) -> None:
         (self.root / 'kunit' / 't.c').write_text('int a;\nint c;\n')
-        problems = series.check(self.settings)
+        problems = patchset.check(self.settings)
         self.assertEqual(len(problems), 1)
         self.assertIn('net/ipv4/t.c differs from kunit/: run ./run.sh '
                       'series --regen', problems[0])
-        self.assertEqual(series.regen(self.settings), [self.patch])
+        self.assertEqual(patchset.regen(self.settings), [self.patch])
         self.assertIn('+int c;\n', self.patch.read_text())
         self.assertIn('+obj-y += t.o\n', self.patch.read_text())
-        self.assertEqual(series.check(self.settings), [])
+        self.assertEqual(patchset.check(self.settings), [])
 
     def test_kunit_file_no_patch_adds(self) -> None:
         (self.root / 'kunit' / 'orphan.h').write_text('/* */\n')
-        problems = series.check(self.settings)
+        problems = patchset.check(self.settings)
         self.assertEqual(len(problems), 1)
         self.assertIn('no patch of kernel-patches/6.1 adds '
                       'net/ipv4/orphan.h', problems[0])
@@ -111,17 +111,17 @@ class RealSeriesTest(unittest.TestCase):
     def test_every_tree_matches_kunit(self) -> None:
         for tree in ('6.1', '6.12'):
             with self.subTest(tree=tree):
-                self.assertEqual(series.check(Settings.create(tree)), [])
+                self.assertEqual(patchset.check(Settings.create(tree)), [])
 
     def test_stored_patches_carry_no_identity(self) -> None:
-        from tcpopt.settings import TREES
+        from tcpopt.core.settings import TREES
         for tree in TREES:
             # Both layers: upstream/ and harness/ (and a flat series).
             paths = sorted((REPO / 'kernel-patches' / tree).rglob('*.patch'))
             self.assertTrue(paths, tree)
             for path in paths:
                 with self.subTest(patch=str(path.relative_to(REPO))):
-                    self.assertNotRegex(path.read_text(), series.IDENTITY)
+                    self.assertNotRegex(path.read_text(), patchset.IDENTITY)
 
 
 class IdentityTest(unittest.TestCase):
@@ -136,7 +136,7 @@ class IdentityTest(unittest.TestCase):
             try:
                 with self.assertRaisesRegex(UsageError,
                                             'git config user.name is unset'):
-                    series.user_identity(Path(tmp))
+                    patchset.user_identity(Path(tmp))
             finally:
                 for key, value in saved.items():
                     if value is None:
@@ -150,8 +150,8 @@ class IdentityTest(unittest.TestCase):
             dest.mkdir()
             (dest / 'old.patch').write_text('')
             with self.assertRaisesRegex(UsageError, 'is not empty'):
-                series.export(Settings.create('6.1', Path(tmp) / 'work'),
-                              dest, series.Identity('A', 'a@b.c'))
+                patchset.export(Settings.create('6.1', Path(tmp) / 'work'),
+                                dest, patchset.Identity('A', 'a@b.c'))
 
 
 if __name__ == '__main__':

@@ -8,9 +8,9 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from tcpopt.errors import HarnessError
-from tcpopt.settings import DEFAULT_TREE, REPO, TREES, Settings, \
-    default_work_dir
+from tcpopt.core.errors import HarnessError
+from tcpopt.core.settings import (DEFAULT_TREE, REPO, TREES, Settings,
+                                  default_work_dir)
 
 
 class CreateTest(unittest.TestCase):
@@ -21,7 +21,8 @@ class CreateTest(unittest.TestCase):
         self.outside = Path(tmp.name).resolve()
 
     def test_repo_is_the_checkout(self) -> None:
-        self.assertTrue((REPO / 'tools' / 'tcpopt' / 'settings.py').is_file())
+        self.assertTrue((REPO / 'tools' / 'tcpopt' / 'core' /
+                         'settings.py').is_file())
 
     def test_refuses_work_dir_inside_the_checkout(self) -> None:
         with self.assertRaises(HarnessError) as caught:

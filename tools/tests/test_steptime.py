@@ -11,8 +11,10 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from tcpopt import kernel, pipeline, run_checks, steptime
-from tcpopt.settings import Settings
+from tcpopt import pipeline, run_checks
+from tcpopt.bench import steptime
+from tcpopt.core.settings import Settings
+from tcpopt.tree import kernel
 
 
 class BudgetTest(unittest.TestCase):
@@ -68,7 +70,7 @@ class MeasuredTest(unittest.TestCase):
 
     def test_a_failing_step_is_still_timed(self) -> None:
         times: list = []
-        with mock.patch('tcpopt.steptime.ccache_counts',
+        with mock.patch('tcpopt.bench.steptime.ccache_counts',
                         side_effect=[steptime.Ccache(5, 7),
                                      steptime.Ccache(9, 10)]):
             with self.assertRaises(RuntimeError):

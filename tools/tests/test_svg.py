@@ -7,8 +7,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import List
 
-from tcpopt import ktap, options, svg
-from tcpopt.layouts import rows
+from tcpopt.layout import options, svg
+from tcpopt.layout.tables import rows
+from tcpopt.log import ktap
 
 DATA = Path(__file__).resolve().parent / 'data'
 NS = {'s': 'http://www.w3.org/2000/svg'}

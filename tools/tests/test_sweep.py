@@ -1,4 +1,4 @@
-"""tcpopt.sweep: the kernel's '# sweep:' records against the model."""
+"""tcpopt.layout.sweep: the kernel's '# sweep:' records against the model."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ import unittest
 from pathlib import Path
 from typing import Dict, List
 
-from tcpopt import ktap, model, run_checks, sweep
-from tcpopt.model import Inputs
-from tcpopt.settings import TREES, Settings
+from tcpopt import run_checks
+from tcpopt.core.settings import TREES, Settings
+from tcpopt.layout import model, sweep
+from tcpopt.layout.model import Inputs
+from tcpopt.log import ktap
 
 DATA = Path(__file__).resolve().parent / 'data'
 
@@ -237,7 +239,7 @@ class FindingsTest(unittest.TestCase):
 
 
 # Hand-written TCP-AO records, bytes worked out from RFC 5925 and the
-# rules in tcpopt.model: one plain record, four right AO ones, and a
+# rules in tcpopt.layout.model: one plain record, four right AO ones, and a
 # syncookie SYN-ACK that kept TS the way MD5 would (AO drops it).
 AO_SAMPLE = """\
 KTAP version 1

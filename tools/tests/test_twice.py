@@ -5,8 +5,8 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from tcpopt import twice
-from tcpopt.errors import HarnessError, UsageError
+from tcpopt.core.errors import HarnessError, UsageError
+from tcpopt.tree import twice
 
 FIRST = '''[    0.1] Linux version 7.3.4
 KTAP version 1

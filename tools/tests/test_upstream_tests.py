@@ -2,11 +2,12 @@
 
 import unittest
 
-from tcpopt.errors import HarnessError
-from tcpopt.expected import upstream_cases
-from tcpopt.upstream_tests import for_tree, resolve_guards, source_for_tree
+from tcpopt.core.errors import HarnessError
+from tcpopt.log.expected import upstream_cases
+from tcpopt.series.upstream_tests import (for_tree, resolve_guards,
+                                          source_for_tree)
 
-from tcpopt.settings import REPO
+from tcpopt.core.settings import REPO
 
 SOURCE = '''a
 #ifdef OPTION_ACCECN

@@ -11,9 +11,10 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from tcpopt import cli, worktree
-from tcpopt.errors import HarnessError, UsageError
-from tcpopt.settings import Settings, series_tree_for
+from tcpopt import cli
+from tcpopt.core.errors import HarnessError, UsageError
+from tcpopt.core.settings import Settings, series_tree_for
+from tcpopt.tree import worktree
 
 from tests.test_worktree import (KCONFIG, MAKEFILE, P1, P2, TCP_OUTPUT,
                                  make_repo)
@@ -91,13 +92,13 @@ class FakeUserTreeCase(unittest.TestCase):
         subprocess.run(git + ['commit', '-q', '-m', 'base'], check=True)
         repo = make_repo(self.root)
         (repo / 'kernel-patches/9.9/series').write_text(f'{P1}\n{P2}\n')
-        with mock.patch.dict('tcpopt.settings.TREES',
+        with mock.patch.dict('tcpopt.core.settings.TREES',
                              {'9.9': 'linux-source-9.9'}):
             self.settings = Settings(tree='9.9', work_dir=self.root / 'work',
                                      repo=repo, user_source=self.user)
 
     def sync(self) -> Path:
-        with mock.patch('tcpopt.worktree.log'):
+        with mock.patch('tcpopt.tree.worktree.log'):
             return worktree.ensure_user_source(self.settings)
 
 
@@ -158,7 +159,7 @@ class CarriedSeriesTest(FakeUserTreeCase):
                            check=True)
 
     def sync_logged(self) -> tuple[Path, str]:
-        with mock.patch('tcpopt.worktree.log') as log:
+        with mock.patch('tcpopt.tree.worktree.log') as log:
             src = worktree.ensure_user_source(self.settings)
         return src, '\n'.join(call.args[0] for call in log.call_args_list)
 
@@ -205,9 +206,9 @@ class CarriedSeriesTest(FakeUserTreeCase):
     def test_carried_patches_are_found_before_the_mirror(self) -> None:
         self.apply(P1)
         calls = mock.Mock()
-        with mock.patch('tcpopt.worktree.carried_prefix',
+        with mock.patch('tcpopt.tree.worktree.carried_prefix',
                         wraps=worktree.carried_prefix) as carried, \
-                mock.patch('tcpopt.worktree.mirror_user_tree',
+                mock.patch('tcpopt.tree.worktree.mirror_user_tree',
                            wraps=worktree.mirror_user_tree) as mirror:
             calls.attach_mock(carried, 'carried_prefix')
             calls.attach_mock(mirror, 'mirror_user_tree')
@@ -217,7 +218,7 @@ class CarriedSeriesTest(FakeUserTreeCase):
 
     def test_a_patch_neither_carried_nor_applying_copies_nothing(self) -> None:
         (self.user / 'net/ipv4/tcp_output.c').write_text('/* rewritten */\n')
-        with mock.patch('tcpopt.worktree.mirror_user_tree') as mirror, \
+        with mock.patch('tcpopt.tree.worktree.mirror_user_tree') as mirror, \
                 self.assertRaisesRegex(HarnessError,
                                        f'{P1} does not apply to Linux '
                                        r'9\.9\.3 from .*hunk #1 FAILED'):

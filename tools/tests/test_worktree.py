@@ -17,9 +17,9 @@ from contextlib import redirect_stderr
 from pathlib import Path
 from unittest import mock
 
-from tcpopt import worktree
-from tcpopt.errors import HarnessError
-from tcpopt.settings import OVERLAY_DIR, Settings
+from tcpopt.core.errors import HarnessError
+from tcpopt.core.settings import OVERLAY_DIR, Settings
+from tcpopt.tree import worktree
 
 MAKEFILE = ('# SPDX-License-Identifier: GPL-2.0\n'
             'VERSION = 9\n'
@@ -138,7 +138,7 @@ class FakeTreeTestCase(unittest.TestCase):
         for patcher in (
                 mock.patch.dict(os.environ,
                                 {'TCPOPT_TARBALL': str(self.tarball)}),
-                mock.patch.dict('tcpopt.settings.TREES',
+                mock.patch.dict('tcpopt.core.settings.TREES',
                                 {'9.9': 'linux-source-9.9'})):
             patcher.start()
             self.addCleanup(patcher.stop)
@@ -208,7 +208,7 @@ class EnsureSourceTest(FakeTreeTestCase):
         stamp_mtime = (self.settings.pristine / worktree.STAMP) \
             .stat().st_mtime_ns
         self.stderr = io.StringIO()
-        with mock.patch('tcpopt.worktree.subprocess.run',
+        with mock.patch('tcpopt.tree.worktree.subprocess.run',
                         side_effect=AssertionError('ran a command')):
             self.ensure_source()
         self.assertEqual(self.settings.source.stat().st_ino, src_inode)
@@ -560,7 +560,7 @@ class SeriesTest(unittest.TestCase):
                          ['net/ipv4/tcp_output.c', 'net/ipv4/Kconfig'])
 
     def test_real_series_reads_both_layers_in_order(self) -> None:
-        from tcpopt.settings import REPO
+        from tcpopt.core.settings import REPO
         patches = worktree.read_series(REPO / 'kernel-patches/6.1')
         self.assertEqual([(p.parent.name, p.name[:4]) for p in patches],
                          [('upstream', '0001'), ('upstream', '0002'),
@@ -683,7 +683,7 @@ class DocsTest(unittest.TestCase):
 
     def test_faults_md_names_every_directory_a_new_tree_removes(self) -> None:
         import re
-        from tcpopt.settings import REPO
+        from tcpopt.core.settings import REPO
         text = (REPO / 'docs' / 'faults.md').read_text()
         removed = re.search(r'Removed:\s*(.*?)\.\s', text, re.S)
         self.assertIsNotNone(removed)
@@ -771,13 +771,14 @@ class OneScratchSchemeTest(unittest.TestCase):
     """The modules that build throw-away kernel trees do it through
     ScratchTree: no marker file, copy or swap of their own."""
 
-    USERS = ('mutants', 'mutate', 'bisectable', 'bisect_demo',
-             'bisect_layout', 'hotpath', 'bloat')
+    USERS = ('mutation/regressions', 'mutation/generated',
+             'series/bisectable', 'bisect/demo', 'bisect/step',
+             'bench/hotpath', 'series/bloat')
     OWN_SCHEME = ('.tcpopt-', 'copy_tree(', 'replace_dir(', 'copy_into(',
                   "'cp'", 'DIRTY')
 
     def test_no_scratch_scheme_outside_worktree(self) -> None:
-        package = Path(worktree.__file__).parent
+        package = Path(worktree.__file__).parents[1]
         for name in self.USERS:
             text = (package / f'{name}.py').read_text()
             with self.subTest(module=name):

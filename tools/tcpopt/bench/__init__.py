@@ -1,0 +1,1 @@
+"""Benchmarks: the developer loop, the hot path, Kconfig costs, step times."""

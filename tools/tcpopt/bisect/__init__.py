@@ -1,0 +1,1 @@
+"""git bisect run on option layouts, and its demonstration."""

@@ -1,0 +1,1 @@
+"""What every part stands on: settings, errors, Debian packages, work dir."""

@@ -1,0 +1,1 @@
+"""Option layouts: the vocabulary, reference models, decoders, pictures."""

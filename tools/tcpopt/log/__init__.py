@@ -1,0 +1,1 @@
+"""Reading what a KUnit kernel printed: verdicts, expected cases, reports."""

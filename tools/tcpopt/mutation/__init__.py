@@ -1,0 +1,1 @@
+"""Mutation testing: hand-written regression mutants and generated ones."""

@@ -1,0 +1,1 @@
+"""The patch series and its checks: checkpatch, builds, bloat, bisectable."""

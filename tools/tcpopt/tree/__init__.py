@@ -1,0 +1,1 @@
+"""The kernel tree: extracted, patched, built and booted under KUnit."""
