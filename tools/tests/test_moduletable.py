@@ -1,0 +1,100 @@
+"""docs/harness.md's module table is the one tcpopt.core.moduletable makes,
+and every module's docstring opens with a line that says its job."""
+
+from __future__ import annotations
+
+import ast
+import tempfile
+import unittest
+from pathlib import Path
+
+from tcpopt.core import moduletable
+
+
+class DocTableTest(unittest.TestCase):
+
+    def test_the_doc_has_the_generated_table(self) -> None:
+        text = moduletable.DOC.read_text()
+        self.assertIsNotNone(moduletable.section(text),
+                             'docs/harness.md has lost its module table '
+                             'markers')
+        self.assertEqual(moduletable.section(text), moduletable.table(),
+                         'docs/harness.md: the module table is stale; run '
+                         'cd tools && python3 -m tcpopt.core.moduletable '
+                         '--write')
+
+    def test_every_module_has_a_row(self) -> None:
+        rows = moduletable.table().splitlines()[2:]
+        files = list(moduletable.PACKAGE.rglob('*.py'))
+        self.assertEqual(len(rows), len(files))
+        self.assertIn('| `mutation/generated.py` | Generated mutants',
+                      moduletable.table())
+
+    def test_every_docstring_opens_with_a_line_of_its_own(self) -> None:
+        """A summary line, then a blank line or nothing: the table shows
+        the first line alone, so it must not stop mid-sentence."""
+        for path in sorted(moduletable.PACKAGE.rglob('*.py')):
+            doc = ast.get_docstring(ast.parse(path.read_text()),
+                                    clean=False)
+            with self.subTest(module=str(path.relative_to(
+                    moduletable.PACKAGE))):
+                self.assertTrue(doc and doc.strip())
+                lines = doc.strip().splitlines()
+                self.assertTrue(len(lines) == 1 or not lines[1].strip(),
+                                f'first line runs on: {lines[0]!r}')
+
+
+class GeneratorTest(unittest.TestCase):
+    """The generator and the check on a package and a doc of their own."""
+
+    def setUp(self) -> None:
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.root = Path(tmp.name) / 'tcpopt'
+        for name, doc in (('__init__.py', 'The package.'),
+                          ('cli.py', 'The command line.'),
+                          ('log/__init__.py', 'Reading logs.'),
+                          ('log/ktap.py', 'Read <tree>.log | KTAP.'),
+                          ('core/__init__.py', 'The base.'),
+                          ('core/settings.py', 'Where things live.\n\nMore.'),
+                          ('extra/__init__.py', 'Not in ORDER.')):
+            path = self.root / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f'"""{doc}"""\n')
+
+    def test_grouped_by_subpackage_the_top_level_first(self) -> None:
+        self.assertEqual(moduletable.table(self.root).splitlines(), [
+            '| module | job |',
+            '| --- | --- |',
+            '| `__init__.py` | The package. |',
+            '| `cli.py` | The command line. |',
+            '| **`core/`** | The base. |',
+            '| `core/settings.py` | Where things live. |',
+            '| **`log/`** | Reading logs. |',
+            '| `log/ktap.py` | Read \\<tree>.log \\| KTAP. |',
+            '| **`extra/`** | Not in ORDER. |'])
+
+    def test_a_module_without_a_docstring_is_an_error(self) -> None:
+        (self.root / 'log' / 'bare.py').write_text('X = 1\n')
+        with self.assertRaisesRegex(ValueError, 'bare.py: no docstring'):
+            moduletable.table(self.root)
+
+    def test_a_stale_section_differs_and_write_replaces_it(self) -> None:
+        fresh = moduletable.table(self.root)
+        doc = (f'# Doc\n\nIntro:\n\n{moduletable.BEGIN}\n| old |\n'
+               f'{moduletable.END}\n\nAfter.\n')
+        self.assertNotEqual(moduletable.section(doc), fresh)
+        new = moduletable.rewritten(doc, fresh)
+        self.assertEqual(moduletable.section(new), fresh)
+        self.assertTrue(new.startswith('# Doc\n\nIntro:\n\n'))
+        self.assertTrue(new.endswith(f'{moduletable.END}\n\nAfter.\n'))
+        self.assertEqual(moduletable.rewritten(new, fresh), new)
+
+    def test_no_markers_no_section(self) -> None:
+        self.assertIsNone(moduletable.section('# Doc\n'))
+        with self.assertRaises(ValueError):
+            moduletable.rewritten('# Doc\n', '| x |\n')
+
+
+if __name__ == '__main__':
+    unittest.main()
