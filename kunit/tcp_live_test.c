@@ -32,7 +32,7 @@
 #include <net/net_namespace.h>
 
 #include "tcp_options_test.h"
-#ifdef TCPOPT_ACCECN1
+#ifdef TCP_OPT_HAVE_ACCECN
 #include <net/tcp_ecn.h>
 #endif
 #if IS_ENABLED(CONFIG_MPTCP)
@@ -532,7 +532,7 @@ static int tcp_live_netns(struct tcp_live *live)
 	net->ipv4.sysctl_tcp_sack = in->sack;
 	net->ipv4.sysctl_tcp_window_scaling = in->ws;
 	net->ipv4.sysctl_tcp_syncookies = in->syncookies;
-#ifdef TCPOPT_ACCECN1
+#ifdef TCP_OPT_HAVE_ACCECN
 	if (in->accecn)
 		net->ipv4.sysctl_tcp_ecn = TCP_ECN_IN_ACCECN_OUT_ACCECN;
 #endif
@@ -1658,7 +1658,7 @@ static void tcp_live_test(struct kunit *test)
 	if (c->in.ts_set & 1)
 		tcp_opt_skip(test, "needs microsecond TCP timestamps (6.7+)");
 #endif
-#ifndef TCPOPT_ACCECN1
+#ifndef TCP_OPT_HAVE_ACCECN
 	if (c->in.accecn)
 		tcp_opt_skip(test, "needs AccECN (RFC 9768), 6.18+");
 #endif

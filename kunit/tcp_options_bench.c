@@ -86,11 +86,8 @@ static unsigned int tcp_bench_calc(struct tcp_bench_env *env,
 {
 	memset(opts, 0, sizeof(*opts));
 	memset(key, 0, sizeof(*key));
-	if (layout == TCP_BENCH_SYN)
-		return tcp_opt_syn_options(tcp_bench_sk(env), env->skb, opts,
-					   key);
-	return tcp_opt_established_options(tcp_bench_sk(env), env->skb, opts,
-					   key);
+	return tcp_opt_sock_options(tcp_bench_sk(env), env->skb, opts, key,
+				    layout == TCP_BENCH_SYN);
 }
 
 /* Picoseconds per call of the size calculator the layout uses. */

@@ -1658,6 +1658,65 @@ static enum tcp_synack_type tcp_opt_synack_type(const struct tcp_opt_input *in)
 	return TCP_SYNACK_NORMAL;
 }
 
+/* The calculators and the writer as the transmit path calls them, with
+ * the key argument each tree takes (struct tcp_key since 6.7).
+ */
+/* The SYN and the established calculators read the socket: under its lock,
+ * as tcp_transmit_skb() calls them.
+ */
+static unsigned int tcp_opt_sock_options(struct sock *sk, struct sk_buff *skb,
+					 struct tcp_out_options *opts,
+					 struct tcp_opt_key *k, bool syn)
+{
+	unsigned int size;
+
+	tcp_opt_lock_sock(sk);
+#ifdef TCP_OPT_HAVE_TCP_KEY
+	tcp_get_current_key(sk, &k->key);
+	size = syn ? tcp_syn_options(sk, skb, opts, &k->key) :
+		     tcp_established_options(sk, skb, opts, &k->key);
+#else
+	size = syn ? tcp_syn_options(sk, skb, opts, &k->md5) :
+		     tcp_established_options(sk, skb, opts, &k->md5);
+#endif
+	tcp_opt_unlock_sock(sk);
+	return size;
+}
+
+static unsigned int
+tcp_opt_synack_options(const struct sock *sk, struct request_sock *req,
+		       unsigned int mss, struct sk_buff *skb,
+		       struct tcp_out_options *opts, struct tcp_opt_key *k,
+		       struct tcp_fastopen_cookie *foc,
+		       enum tcp_synack_type synack_type)
+{
+	/* tcp_make_synack() does not lock the listener */
+#ifdef TCP_OPT_HAVE_TCP_KEY
+	return tcp_synack_options(sk, req, mss, skb, opts, &k->key, foc,
+				  synack_type, NULL);
+#else
+	return tcp_synack_options(sk, req, mss, skb, opts, k->md5, foc,
+				  synack_type, NULL);
+#endif
+}
+
+static void tcp_opt_options_write(struct tcphdr *th, struct tcp_sock *tp,
+				  const struct request_sock *req,
+				  struct tcp_out_options *opts,
+				  struct tcp_opt_key *k)
+{
+	/* A SYN-ACK goes out with no socket to lock (tp is NULL) */
+	if (tp)
+		tcp_opt_lock_sock((struct sock *)tp);
+#ifdef TCP_OPT_HAVE_TCP_KEY
+	tcp_options_write(th, tp, req ? tcp_rsk(req) : NULL, opts, &k->key);
+#else
+	tcp_options_write(th, tp, opts);
+#endif
+	if (tp)
+		tcp_opt_unlock_sock((struct sock *)tp);
+}
+
 /* Run the calculator the packet kind uses; returns the reserved size. */
 static unsigned int tcp_opt_calc(struct tcp_opt_env *env,
 				 const struct tcp_opt_input *in,
@@ -1675,7 +1734,8 @@ static unsigned int tcp_opt_calc(struct tcp_opt_env *env,
 	       sizeof(env->key));
 	switch (in->pkt) {
 	case TCP_OPT_SYN:
-		return tcp_opt_syn_options(sk, env->skb, opts, &env->key);
+		return tcp_opt_sock_options(sk, env->skb, opts, &env->key,
+					    true);
 	case TCP_OPT_SYNACK:
 #ifdef CONFIG_TCP_MD5SIG
 		if (in->md5)
@@ -1694,8 +1754,8 @@ static unsigned int tcp_opt_calc(struct tcp_opt_env *env,
 					      &foc : NULL,
 					      tcp_opt_synack_type(in));
 	case TCP_OPT_ESTABLISHED:
-		return tcp_opt_established_options(sk, env->skb, opts,
-						   &env->key);
+		return tcp_opt_sock_options(sk, env->skb, opts, &env->key,
+					    false);
 	}
 	return 0;
 }
@@ -2634,7 +2694,7 @@ static void tcp_opt_dsack_sent_once_test(struct kunit *test)
  * on trees without TCP-AO. Every combination is checked in-kernel for the
  * invariants of tcp_opt_check_written() and printed as one '# sweep:'
  * record; the host compares each record with its reference model
- * (tools/tcpopt/model.py), which is written from the RFCs, not from this
+ * (tools/tcpopt/layout/model.py), which is written from the RFCs, not from this
  * file's tables. AccECN groups (6.18+) fix MSS and wscale too, send the
  * option whenever it fits (tcp_ecn_option 2) and, on established
  * segments, loop over the fields owed (accecn_minlen 0 to 3).

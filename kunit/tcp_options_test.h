@@ -14,44 +14,23 @@
 #include <linux/types.h>
 #include <net/tcp.h>
 
+#include "tcp_options_test_compat.h"
+
 #define TCP_OPT_WORDS		(MAX_TCP_OPTION_SPACE / 4)
 
-/* 6.7 (TCP-AO) brought struct tcp_key, which the calculators and the
- * writer take. <net/tcp_ao.h> came with it and always defines
- * static_branch_tcp_md5(): test for the API, not for a version.
+/* The option kinds the suites decode that not every tree names; the
+ * others are the kernel's TCPOPT_*. tcp_opt_decoders[] (the helpers)
+ * lists every kind with its lengths and its decoder.
  */
-#ifdef static_branch_tcp_md5
-#define TCP_OPT_HAVE_TCP_KEY	1
-#endif
-#if defined(TCP_OPT_HAVE_TCP_KEY) && defined(CONFIG_TCP_AO)
-#define TCP_OPT_HAVE_AO		1
-#endif
-/* Microsecond TS values (tp->tcp_usec_ts) came in the same release as
- * struct tcp_key, with no macro of their own.
- */
-#ifdef TCP_OPT_HAVE_TCP_KEY
-#define TCP_OPT_HAVE_USEC_TS	1
-#else
-/* And IPv6's RTAX_FEATURE_ALLFRAG went in the same release. */
-#define TCP_OPT_HAVE_ALLFRAG	1
-#endif
+enum tcp_opt_kind {
+	TCP_OPT_KIND_AO		= 29,	/* RFC 5925 */
+	/* RFC 9768 section 3.2.3: the same three 24-bit fields in two
+	 * orders.
+	 */
+	TCP_OPT_KIND_ACCECN0	= 172,	/* EE0B, ECEB, EE1B */
+	TCP_OPT_KIND_ACCECN1	= 174,	/* EE1B, ECEB, EE0B */
+};
 
-/* tcp_current_mss() subtracts what a segment's options add beyond
- * tcp_header_len. On 6.1 an accepted socket counts an MD5 option there
- * (tcp_create_openreq_child()); since 6.7 it counts TCP-AO instead, and
- * MD5 costs its 20 bytes of MSS in every segment.
- */
-#ifdef TCP_OPT_HAVE_TCP_KEY
-#define TCP_OPT_HDRLEN_MD5	0
-#else
-#define TCP_OPT_HDRLEN_MD5	TCPOLEN_MD5SIG_ALIGNED
-#endif
-#define MD5_MSS_COST		(TCPOLEN_MD5SIG_ALIGNED - TCP_OPT_HDRLEN_MD5)
-
-#define TCP_OPT_KIND_AO		29		/* RFC 5925 */
-/* RFC 9768 section 3.2.3: the same three 24-bit fields in two orders. */
-#define TCP_OPT_KIND_ACCECN0	172		/* EE0B, ECEB, EE1B */
-#define TCP_OPT_KIND_ACCECN1	174		/* EE1B, ECEB, EE0B */
 #define TCP_OPT_ACCECN_FIELDS	3
 
 enum tcp_opt_pkt {
@@ -153,6 +132,19 @@ struct tcp_opt_seen {
 	int mptcp_off;			/* offset of the first MPTCP option, or -1 */
 	u8 mptcp_subtype;		/* of the last MPTCP option */
 	u8 mptcp_len;
+};
+
+/* One row of tcp_opt_decoders[]: an option of @kind is well formed when
+ * its length byte lies in [@min_len, @max_len] and @decode accepts it.
+ * @decode gets the option at @o (o[1] its length) and the kind's offset
+ * from the start of the TCP header, fills @seen and appends packetdrill
+ * notation to @text.
+ */
+struct tcp_opt_decoder {
+	u8 kind;
+	u8 min_len, max_len;
+	bool (*decode)(const u8 *o, unsigned int th_off,
+		       struct tcp_opt_seen *seen, char *text, size_t len);
 };
 
 /* Before 6.4 a skipped parameterized case printed a plain "ok" with no

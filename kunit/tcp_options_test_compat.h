@@ -3,15 +3,57 @@
  * Differences between the kernel trees the TCP option tests run on.
  *
  * The test source is shared between trees; everything that differs in the
- * KUnit API or in the TCP internals the tests poke at is hidden here.
+ * KUnit API or in the TCP internals the tests poke at is hidden here. Every
+ * check of what a tree has is made here, once, as a TCP_OPT_HAVE_* macro
+ * the suites test; no suite tests a kernel macro or version itself. The
+ * calls of the calculators and the writer, whose signatures changed in 6.7,
+ * are in tcp_options_test.c: they reach functions static to tcp_output.c.
  */
 #ifndef _TCP_OPTIONS_TEST_COMPAT_H
 #define _TCP_OPTIONS_TEST_COMPAT_H
 
 #include <kunit/test.h>
 #include <linux/string.h>
+#include <net/tcp.h>
 
-#include "tcp_options_test.h"
+/* 6.7 (TCP-AO) brought struct tcp_key, which the calculators and the
+ * writer take. <net/tcp_ao.h> came with it and always defines
+ * static_branch_tcp_md5(): test for the API, not for a version.
+ */
+#ifdef static_branch_tcp_md5
+#define TCP_OPT_HAVE_TCP_KEY	1
+#endif
+#if defined(TCP_OPT_HAVE_TCP_KEY) && defined(CONFIG_TCP_AO)
+#define TCP_OPT_HAVE_AO		1
+#endif
+/* Microsecond TS values (tp->tcp_usec_ts) came in the same release as
+ * struct tcp_key, with no macro of their own.
+ */
+#ifdef TCP_OPT_HAVE_TCP_KEY
+#define TCP_OPT_HAVE_USEC_TS	1
+#else
+/* And IPv6's RTAX_FEATURE_ALLFRAG went in the same release. */
+#define TCP_OPT_HAVE_ALLFRAG	1
+#endif
+
+/* tcp_current_mss() subtracts what a segment's options add beyond
+ * tcp_header_len. On 6.1 an accepted socket counts an MD5 option there
+ * (tcp_create_openreq_child()); since 6.7 it counts TCP-AO instead, and
+ * MD5 costs its 20 bytes of MSS in every segment.
+ */
+#ifdef TCP_OPT_HAVE_TCP_KEY
+#define TCP_OPT_HDRLEN_MD5	0
+#else
+#define TCP_OPT_HDRLEN_MD5	TCPOLEN_MD5SIG_ALIGNED
+#endif
+#define MD5_MSS_COST		(TCPOLEN_MD5SIG_ALIGNED - TCP_OPT_HDRLEN_MD5)
+
+/* AccECN (RFC 9768) came with 6.18: the option kinds, the request's
+ * accecn_ok and the connection's received ECN byte counters.
+ */
+#ifdef TCPOPT_ACCECN1
+#define TCP_OPT_HAVE_ACCECN	1
+#endif
 
 /* Compare @len option bytes. KUNIT_EXPECT_MEMEQ() appeared in 6.2; older
  * trees get a memcmp() that prints both buffers the same way.
@@ -20,9 +62,9 @@
 #define tcp_opt_expect_bytes(test, got, want, len, name)		\
 	KUNIT_EXPECT_MEMEQ_MSG(test, got, want, len, "case %s", name)
 #else
-static void tcp_opt_expect_bytes(struct kunit *test, const u8 *got,
-				 const u8 *want, unsigned int len,
-				 const char *name)
+static inline void tcp_opt_expect_bytes(struct kunit *test, const u8 *got,
+					const u8 *want, unsigned int len,
+					const char *name)
 {
 	if (memcmp(got, want, len))
 		KUNIT_FAIL(test,
@@ -33,7 +75,7 @@ static void tcp_opt_expect_bytes(struct kunit *test, const u8 *got,
 
 /* 6.7 (TCP-AO) moved the MD5 lookup out of the calculators: they take a
  * struct tcp_key the caller fills with tcp_get_current_key(), and the
- * writer takes it too (TCP_OPT_HAVE_TCP_KEY, tcp_options_test.h).
+ * writer takes it too (TCP_OPT_HAVE_TCP_KEY, above).
  * struct tcp_opt_key holds whichever the tree has.
  */
 struct tcp_opt_key {
@@ -45,7 +87,7 @@ struct tcp_opt_key {
 };
 
 #ifdef CONFIG_TCP_MD5SIG
-static void tcp_opt_md5_needed_inc(void)
+static inline void tcp_opt_md5_needed_inc(void)
 {
 #ifdef TCP_OPT_HAVE_TCP_KEY
 	static_branch_inc(&tcp_md5_needed.key);
@@ -54,7 +96,7 @@ static void tcp_opt_md5_needed_inc(void)
 #endif
 }
 
-static void tcp_opt_md5_needed_dec(void)
+static inline void tcp_opt_md5_needed_dec(void)
 {
 #ifdef TCP_OPT_HAVE_TCP_KEY
 	static_branch_dec(&tcp_md5_needed.key);
@@ -65,8 +107,8 @@ static void tcp_opt_md5_needed_dec(void)
 #endif
 
 /* A SYN-ACK's key comes from the listener's lookup, not the socket. */
-static void tcp_opt_key_set_md5(struct tcp_opt_key *k,
-				struct tcp_md5sig_key *md5)
+static inline void tcp_opt_key_set_md5(struct tcp_opt_key *k,
+				       struct tcp_md5sig_key *md5)
 {
 #ifdef TCP_OPT_HAVE_TCP_KEY
 	k->key.type = md5 ? TCP_KEY_MD5 : TCP_KEY_NONE;
@@ -77,7 +119,7 @@ static void tcp_opt_key_set_md5(struct tcp_opt_key *k,
 }
 
 /* No key signs the segment: what a sizer must leave when none is in use. */
-static bool tcp_opt_key_is_none(const struct tcp_opt_key *k)
+static inline bool tcp_opt_key_is_none(const struct tcp_opt_key *k)
 {
 #ifdef TCP_OPT_HAVE_TCP_KEY
 	return k->key.type == TCP_KEY_NONE;
@@ -91,93 +133,24 @@ static bool tcp_opt_key_is_none(const struct tcp_opt_key *k)
  * check with lockdep_sock_is_held(). The zeroed socket's spinlock gets a
  * lockdep class from tcp_opt_init_sock_lock().
  */
-static void tcp_opt_init_sock_lock(struct sock *sk)
+static inline void tcp_opt_init_sock_lock(struct sock *sk)
 {
 	spin_lock_init(&sk->sk_lock.slock);
 }
 
-static void tcp_opt_lock_sock(const struct sock *sk)
+static inline void tcp_opt_lock_sock(const struct sock *sk)
 {
 	spin_lock_bh(&((struct sock *)sk)->sk_lock.slock);
 }
 
-static void tcp_opt_unlock_sock(const struct sock *sk)
+static inline void tcp_opt_unlock_sock(const struct sock *sk)
 {
 	spin_unlock_bh(&((struct sock *)sk)->sk_lock.slock);
 }
 
-static unsigned int tcp_opt_syn_options(struct sock *sk, struct sk_buff *skb,
-					struct tcp_out_options *opts,
-					struct tcp_opt_key *k)
-{
-	unsigned int size;
-
-	tcp_opt_lock_sock(sk);
-#ifdef TCP_OPT_HAVE_TCP_KEY
-	tcp_get_current_key(sk, &k->key);
-	size = tcp_syn_options(sk, skb, opts, &k->key);
-#else
-	size = tcp_syn_options(sk, skb, opts, &k->md5);
-#endif
-	tcp_opt_unlock_sock(sk);
-	return size;
-}
-
-static unsigned int
-tcp_opt_synack_options(const struct sock *sk, struct request_sock *req,
-		       unsigned int mss, struct sk_buff *skb,
-		       struct tcp_out_options *opts, struct tcp_opt_key *k,
-		       struct tcp_fastopen_cookie *foc,
-		       enum tcp_synack_type synack_type)
-{
-	/* tcp_make_synack() does not lock the listener */
-#ifdef TCP_OPT_HAVE_TCP_KEY
-	return tcp_synack_options(sk, req, mss, skb, opts, &k->key, foc,
-				  synack_type, NULL);
-#else
-	return tcp_synack_options(sk, req, mss, skb, opts, k->md5, foc,
-				  synack_type, NULL);
-#endif
-}
-
-static unsigned int tcp_opt_established_options(struct sock *sk,
-						struct sk_buff *skb,
-						struct tcp_out_options *opts,
-						struct tcp_opt_key *k)
-{
-	unsigned int size;
-
-	tcp_opt_lock_sock(sk);
-#ifdef TCP_OPT_HAVE_TCP_KEY
-	tcp_get_current_key(sk, &k->key);
-	size = tcp_established_options(sk, skb, opts, &k->key);
-#else
-	size = tcp_established_options(sk, skb, opts, &k->md5);
-#endif
-	tcp_opt_unlock_sock(sk);
-	return size;
-}
-
-static void tcp_opt_options_write(struct tcphdr *th, struct tcp_sock *tp,
-				  const struct request_sock *req,
-				  struct tcp_out_options *opts,
-				  struct tcp_opt_key *k)
-{
-	/* A SYN-ACK goes out with no socket to lock (tp is NULL) */
-	if (tp)
-		tcp_opt_lock_sock((struct sock *)tp);
-#ifdef TCP_OPT_HAVE_TCP_KEY
-	tcp_options_write(th, tp, req ? tcp_rsk(req) : NULL, opts, &k->key);
-#else
-	tcp_options_write(th, tp, opts);
-#endif
-	if (tp)
-		tcp_opt_unlock_sock((struct sock *)tp);
-}
-
 #ifdef CONFIG_TCP_MD5SIG
 /* Where the receive path finds the MD5 hash, NULL if there is none. */
-static const u8 *tcp_opt_parse_md5(const struct tcphdr *th)
+static inline const u8 *tcp_opt_parse_md5(const struct tcphdr *th)
 {
 #ifdef TCP_OPT_HAVE_TCP_KEY
 	const u8 *md5 = NULL;
@@ -192,7 +165,7 @@ static const u8 *tcp_opt_parse_md5(const struct tcphdr *th)
 #endif
 
 /* Where the receive path finds the TCP-AO option, NULL if none. */
-static const u8 *tcp_opt_parse_ao(const struct tcphdr *th)
+static inline const u8 *tcp_opt_parse_ao(const struct tcphdr *th)
 {
 #ifdef TCP_OPT_HAVE_TCP_KEY
 	const struct tcp_ao_hdr *aoh = NULL;
@@ -206,18 +179,12 @@ static const u8 *tcp_opt_parse_ao(const struct tcphdr *th)
 }
 
 #ifdef TCP_OPT_HAVE_AO
-static void tcp_opt_key_set_ao(struct tcp_opt_key *k, struct tcp_ao_key *ao)
+static inline void tcp_opt_key_set_ao(struct tcp_opt_key *k,
+				      struct tcp_ao_key *ao)
 {
 	k->key.type = TCP_KEY_AO;
 	k->key.ao_key = ao;
 }
-#endif
-
-/* AccECN (RFC 9768) came with 6.18: the option kinds, the request's
- * accecn_ok and the connection's received ECN byte counters.
- */
-#ifdef TCPOPT_ACCECN1
-#define TCP_OPT_HAVE_ACCECN	1
 #endif
 
 #endif /* _TCP_OPTIONS_TEST_COMPAT_H */

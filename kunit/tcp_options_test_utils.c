@@ -23,21 +23,125 @@ void tcp_opt_append(char *buf, size_t len, const char *fmt, ...)
 	va_end(args);
 }
 
-/* packetdrill prints a cookie request as a bare FO. */
-static void tcp_opt_append_cookie(char *buf, size_t len, const char *kind,
-				  const struct tcp_opt_seen *seen)
+/* The decoders of tcp_opt_decoders[], one per kind: struct
+ * tcp_opt_decoder (tcp_options_test.h) says what each gets.
+ */
+static bool tcp_opt_decode_mss(const u8 *o, unsigned int th_off,
+			       struct tcp_opt_seen *seen, char *text, size_t len)
 {
-	if (seen->fo_len)
-		tcp_opt_append(buf, len, "%s %*phN", kind, seen->fo_len,
-			       seen->fo_cookie);
+	seen->mss = get_unaligned_be16(o + 2);
+	tcp_opt_append(text, len, "mss %d", seen->mss);
+	return true;
+}
+
+static bool tcp_opt_decode_wscale(const u8 *o, unsigned int th_off,
+				  struct tcp_opt_seen *seen, char *text,
+				  size_t len)
+{
+	seen->wscale = o[2];
+	tcp_opt_append(text, len, "wscale %d", seen->wscale);
+	return true;
+}
+
+static bool tcp_opt_decode_sackperm(const u8 *o, unsigned int th_off,
+				    struct tcp_opt_seen *seen, char *text,
+				    size_t len)
+{
+	seen->sackperm = true;
+	tcp_opt_append(text, len, "sackOK");
+	return true;
+}
+
+static bool tcp_opt_decode_ts(const u8 *o, unsigned int th_off,
+			      struct tcp_opt_seen *seen, char *text, size_t len)
+{
+	seen->ts = true;
+	seen->tsval = get_unaligned_be32(o + 2);
+	seen->tsecr = get_unaligned_be32(o + 6);
+	tcp_opt_append(text, len, "TS val %u ecr %u", seen->tsval,
+		       seen->tsecr);
+	return true;
+}
+
+static bool tcp_opt_decode_sack(const u8 *o, unsigned int th_off,
+				struct tcp_opt_seen *seen, char *text,
+				size_t len)
+{
+	int i;
+
+	if ((o[1] - TCPOLEN_SACK_BASE) % TCPOLEN_SACK_PERBLOCK)
+		return false;
+	seen->sack_off = th_off;
+	seen->sack_blocks = (o[1] - TCPOLEN_SACK_BASE) / TCPOLEN_SACK_PERBLOCK;
+	tcp_opt_append(text, len, "sack");
+	for (i = 0; i < seen->sack_blocks; i++)
+		scnprintf(text + strlen(text), len - strlen(text), " %u:%u",
+			  get_unaligned_be32(o + 2 + 8 * i),
+			  get_unaligned_be32(o + 6 + 8 * i));
+	return true;
+}
+
+static bool tcp_opt_decode_md5(const u8 *o, unsigned int th_off,
+			       struct tcp_opt_seen *seen, char *text, size_t len)
+{
+	seen->md5 = true;
+	seen->md5_off = th_off + 2;
+	tcp_opt_append(text, len, "md5");
+	return true;
+}
+
+/* RFC 5925 section 2.2: KeyID, RNextKeyID, then the MAC. */
+static bool tcp_opt_decode_ao(const u8 *o, unsigned int th_off,
+			      struct tcp_opt_seen *seen, char *text, size_t len)
+{
+	seen->ao_off = th_off;
+	seen->ao_maclen = o[1] - 4;
+	tcp_opt_append(text, len, "AO keyid %u rnext %u mac %u", o[2], o[3],
+		       o[1] - 4);
+	return true;
+}
+
+/* Fast Open's cookie, of kind 34 or of 254 with the magic (@kind names
+ * which); packetdrill prints a cookie request as a bare FO.
+ */
+static bool tcp_opt_take_cookie(const u8 *cookie, int cookie_len,
+				const char *kind, struct tcp_opt_seen *seen,
+				char *text, size_t len)
+{
+	seen->fo_len = cookie_len;
+	memcpy(seen->fo_cookie, cookie,
+	       min_t(int, cookie_len, TCP_FASTOPEN_COOKIE_MAX));
+	if (cookie_len)
+		tcp_opt_append(text, len, "%s %*phN", kind, cookie_len,
+			       cookie);
 	else
-		tcp_opt_append(buf, len, "%s", kind);
+		tcp_opt_append(text, len, "%s", kind);
+	return true;
+}
+
+static bool tcp_opt_decode_fastopen(const u8 *o, unsigned int th_off,
+				    struct tcp_opt_seen *seen, char *text,
+				    size_t len)
+{
+	return tcp_opt_take_cookie(o + 2, o[1] - TCPOLEN_FASTOPEN_BASE, "FO",
+				   seen, text, len);
+}
+
+/* RFC 6994: kind 254 is shared; Fast Open's magic 0xF989 claims it. */
+static bool tcp_opt_decode_exp(const u8 *o, unsigned int th_off,
+			       struct tcp_opt_seen *seen, char *text, size_t len)
+{
+	if (get_unaligned_be16(o + 2) != TCPOPT_FASTOPEN_MAGIC)
+		return false;
+	seen->fo_exp = true;
+	return tcp_opt_take_cookie(o + 4, o[1] - TCPOLEN_EXP_FASTOPEN_BASE,
+				   "FOEXP", seen, text, len);
 }
 
 /* An AccECN option carries 0 to 3 fields of 3 bytes after kind and
  * length, in the order its kind names (RFC 9768 section 3.2.3).
  */
-static bool tcp_opt_decode_accecn(const u8 *opt, unsigned int off,
+static bool tcp_opt_decode_accecn(const u8 *o, unsigned int th_off,
 				  struct tcp_opt_seen *seen, char *text,
 				  size_t len)
 {
@@ -45,18 +149,17 @@ static bool tcp_opt_decode_accecn(const u8 *opt, unsigned int off,
 		{ "e0b", "ceb", "e1b" },	/* AccECN0 */
 		{ "e1b", "ceb", "e0b" },	/* AccECN1 */
 	};
-	u8 kind = opt[off], olen = opt[off + 1];
-	bool order1 = kind == TCP_OPT_KIND_ACCECN1;
+	bool order1 = o[0] == TCP_OPT_KIND_ACCECN1;
 	int i;
 
-	if ((olen - 2) % 3 || olen > 2 + 3 * TCP_OPT_ACCECN_FIELDS)
+	if ((o[1] - 2) % 3)
 		return false;
-	seen->accecn_kind = kind;
-	seen->accecn_off = sizeof(struct tcphdr) + off;
-	seen->accecn_fields = (olen - 2) / 3;
+	seen->accecn_kind = o[0];
+	seen->accecn_off = th_off;
+	seen->accecn_fields = (o[1] - 2) / 3;
 	tcp_opt_append(text, len, "AccECN%d", order1);
 	for (i = 0; i < seen->accecn_fields; i++) {
-		const u8 *f = opt + off + 2 + 3 * i;
+		const u8 *f = o + 2 + 3 * i;
 
 		seen->accecn[i] = (f[0] << 16) | (f[1] << 8) | f[2];
 		scnprintf(text + strlen(text), len - strlen(text), " %s %u",
@@ -69,8 +172,9 @@ static bool tcp_opt_decode_accecn(const u8 *opt, unsigned int off,
  * names the subtype and, for MP_CAPABLE and MP_JOIN, the fields a
  * reviewer checks against the handshake: version and flags, address ID.
  */
-static void tcp_opt_decode_mptcp(const u8 *o, struct tcp_opt_seen *seen,
-				 char *text, size_t len)
+static bool tcp_opt_decode_mptcp(const u8 *o, unsigned int th_off,
+				 struct tcp_opt_seen *seen, char *text,
+				 size_t len)
 {
 	static const char * const names[] = {
 		"mp_capable", "mp_join", "dss", "add_addr", "remove_addr",
@@ -78,12 +182,14 @@ static void tcp_opt_decode_mptcp(const u8 *o, struct tcp_opt_seen *seen,
 	};
 	u8 subtype = o[2] >> 4;
 
+	if (seen->mptcp_off < 0)
+		seen->mptcp_off = th_off;
 	seen->mptcp_subtype = subtype;
 	seen->mptcp_len = o[1];
 	if (subtype >= ARRAY_SIZE(names)) {
 		tcp_opt_append(text, len, "mptcp subtype %u len %u", subtype,
 			       o[1]);
-		return;
+		return true;
 	}
 	tcp_opt_append(text, len, "%s len %u", names[subtype], o[1]);
 	if (subtype == 0 && o[1] >= 4)
@@ -92,6 +198,45 @@ static void tcp_opt_decode_mptcp(const u8 *o, struct tcp_opt_seen *seen,
 	else if (subtype == 1 && o[1] >= 4)
 		scnprintf(text + strlen(text), len - strlen(text),
 			  "%s id %u", o[2] & 1 ? " backup" : "", o[3]);
+	return true;
+}
+
+/* The one list of the kinds the suites decode, with the lengths each
+ * admits: RFC 9293 (MSS), 7323 (WS, TS), 2018 (SACK), 2385 (MD5),
+ * 5925 (TCP-AO), 7413 and 6994 (Fast Open), 9768 (AccECN), 8684 (MPTCP).
+ * A kind not listed here makes the area malformed.
+ */
+static const struct tcp_opt_decoder tcp_opt_decoders[] = {
+	{ TCPOPT_MSS, TCPOLEN_MSS, TCPOLEN_MSS, tcp_opt_decode_mss },
+	{ TCPOPT_WINDOW, TCPOLEN_WINDOW, TCPOLEN_WINDOW,
+	  tcp_opt_decode_wscale },
+	{ TCPOPT_SACK_PERM, TCPOLEN_SACK_PERM, TCPOLEN_SACK_PERM,
+	  tcp_opt_decode_sackperm },
+	{ TCPOPT_TIMESTAMP, TCPOLEN_TIMESTAMP, TCPOLEN_TIMESTAMP,
+	  tcp_opt_decode_ts },
+	{ TCPOPT_SACK, TCPOLEN_SACK_BASE, MAX_TCP_OPTION_SPACE,
+	  tcp_opt_decode_sack },
+	{ TCPOPT_MD5SIG, TCPOLEN_MD5SIG, TCPOLEN_MD5SIG, tcp_opt_decode_md5 },
+	{ TCP_OPT_KIND_AO, 4, MAX_TCP_OPTION_SPACE, tcp_opt_decode_ao },
+	{ TCPOPT_FASTOPEN, TCPOLEN_FASTOPEN_BASE, MAX_TCP_OPTION_SPACE,
+	  tcp_opt_decode_fastopen },
+	{ TCPOPT_EXP, TCPOLEN_EXP_FASTOPEN_BASE, MAX_TCP_OPTION_SPACE,
+	  tcp_opt_decode_exp },
+	{ TCP_OPT_KIND_ACCECN0, 2, 2 + 3 * TCP_OPT_ACCECN_FIELDS,
+	  tcp_opt_decode_accecn },
+	{ TCP_OPT_KIND_ACCECN1, 2, 2 + 3 * TCP_OPT_ACCECN_FIELDS,
+	  tcp_opt_decode_accecn },
+	{ TCPOPT_MPTCP, 3, MAX_TCP_OPTION_SPACE, tcp_opt_decode_mptcp },
+};
+
+static const struct tcp_opt_decoder *tcp_opt_decoder(u8 kind)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(tcp_opt_decoders); i++)
+		if (tcp_opt_decoders[i].kind == kind)
+			return &tcp_opt_decoders[i];
+	return NULL;
 }
 
 /* Decode an option area into @seen and packetdrill notation, from the
@@ -116,9 +261,8 @@ bool tcp_opt_decode(const u8 *th, unsigned int size,
 	text[0] = '\0';
 
 	while (off < size) {
+		const struct tcp_opt_decoder *d;
 		u8 kind = opt[off], olen;
-		const u8 *p = opt + off + 2;
-		int i;
 
 		if (kind == TCPOPT_EOL)
 			return false;
@@ -138,96 +282,11 @@ bool tcp_opt_decode(const u8 *th, unsigned int size,
 			seen->second_kind = kind;
 		kinds++;
 
-		switch (kind) {
-		case TCPOPT_MSS:
-			if (olen != TCPOLEN_MSS)
-				return false;
-			seen->mss = get_unaligned_be16(p);
-			tcp_opt_append(text, len, "mss %d", seen->mss);
-			break;
-		case TCPOPT_WINDOW:
-			if (olen != TCPOLEN_WINDOW)
-				return false;
-			seen->wscale = p[0];
-			tcp_opt_append(text, len, "wscale %d", seen->wscale);
-			break;
-		case TCPOPT_SACK_PERM:
-			if (olen != TCPOLEN_SACK_PERM)
-				return false;
-			seen->sackperm = true;
-			tcp_opt_append(text, len, "sackOK");
-			break;
-		case TCPOPT_TIMESTAMP:
-			if (olen != TCPOLEN_TIMESTAMP)
-				return false;
-			seen->ts = true;
-			seen->tsval = get_unaligned_be32(p);
-			seen->tsecr = get_unaligned_be32(p + 4);
-			tcp_opt_append(text, len, "TS val %u ecr %u",
-				       seen->tsval, seen->tsecr);
-			break;
-		case TCPOPT_SACK:
-			if ((olen - TCPOLEN_SACK_BASE) % TCPOLEN_SACK_PERBLOCK)
-				return false;
-			seen->sack_off = sizeof(struct tcphdr) + off;
-			seen->sack_blocks = (olen - TCPOLEN_SACK_BASE) /
-					    TCPOLEN_SACK_PERBLOCK;
-			tcp_opt_append(text, len, "sack");
-			for (i = 0; i < seen->sack_blocks; i++)
-				scnprintf(text + strlen(text),
-					  len - strlen(text), " %u:%u",
-					  get_unaligned_be32(p + 8 * i),
-					  get_unaligned_be32(p + 8 * i + 4));
-			break;
-		case TCPOPT_MD5SIG:
-			if (olen != TCPOLEN_MD5SIG)
-				return false;
-			seen->md5 = true;
-			seen->md5_off = sizeof(struct tcphdr) + off + 2;
-			tcp_opt_append(text, len, "md5");
-			break;
-		case TCP_OPT_KIND_AO:
-			if (olen < 4)
-				return false;
-			seen->ao_off = sizeof(struct tcphdr) + off;
-			seen->ao_maclen = olen - 4;
-			tcp_opt_append(text, len, "AO keyid %u rnext %u mac %u",
-				       p[0], p[1], olen - 4);
-			break;
-		case TCPOPT_FASTOPEN:
-			seen->fo_len = olen - TCPOLEN_FASTOPEN_BASE;
-			memcpy(seen->fo_cookie, p,
-			       min_t(int, seen->fo_len,
-				     TCP_FASTOPEN_COOKIE_MAX));
-			tcp_opt_append_cookie(text, len, "FO", seen);
-			break;
-		case TCPOPT_EXP:
-			if (olen < TCPOLEN_EXP_FASTOPEN_BASE ||
-			    get_unaligned_be16(p) != TCPOPT_FASTOPEN_MAGIC)
-				return false;
-			seen->fo_exp = true;
-			seen->fo_len = olen - TCPOLEN_EXP_FASTOPEN_BASE;
-			memcpy(seen->fo_cookie, p + 2,
-			       min_t(int, seen->fo_len,
-				     TCP_FASTOPEN_COOKIE_MAX));
-			tcp_opt_append_cookie(text, len, "FOEXP", seen);
-			break;
-		case TCP_OPT_KIND_ACCECN0:
-		case TCP_OPT_KIND_ACCECN1:
-			if (!tcp_opt_decode_accecn(opt, off, seen, text, len))
-				return false;
-			break;
-		case TCPOPT_MPTCP:
-			/* RFC 8684 section 3: one kind, a subtype in each. */
-			if (olen < 3)
-				return false;
-			if (seen->mptcp_off < 0)
-				seen->mptcp_off = sizeof(struct tcphdr) + off;
-			tcp_opt_decode_mptcp(opt + off, seen, text, len);
-			break;
-		default:
+		d = tcp_opt_decoder(kind);
+		if (!d || olen < d->min_len || olen > d->max_len ||
+		    !d->decode(opt + off, sizeof(struct tcphdr) + off, seen,
+			       text, len))
 			return false;
-		}
 		off += olen;
 	}
 	return true;

@@ -25,6 +25,8 @@
 #include <linux/tcp.h>
 #include <net/tcp.h>
 
+#include "tcp_options_test_compat.h"
+
 #define TCP_PARSE_KIND_AO	29	/* RFC 5925 */
 
 #define TCP_PARSE_SYN_LEN	20	/* the valid SYN the mutations start from */
@@ -401,7 +403,7 @@ static void tcp_parse_run(struct tcp_parse_input *p, const u8 *opts,
 		.fo_len = foc.len != S8_MAX ? foc.len : 0,
 		.fo_exp = foc.len != S8_MAX && foc.exp,
 		.unknown = rx.saw_unknown,
-#ifdef TCPOPT_ACCECN0
+#ifdef TCP_OPT_HAVE_ACCECN
 		.accecn_off = rx.accecn,
 #endif
 		.num_sacks = rx.num_sacks,
@@ -531,7 +533,7 @@ static void tcp_parse_ref_option(u8 kind, u8 olen, const u8 *val,
 			r->fo_len = cookie == 0 || (cookie >= 4 && cookie <= 16) ?
 				    cookie : -1;
 		}
-#ifdef TCPOPT_ACCECN0
+#ifdef TCP_OPT_HAVE_ACCECN
 	} else if (kind == TCPOPT_ACCECN0 || kind == TCPOPT_ACCECN1) {
 		/* RFC 9768 3.2.3: kinds 172 and 174, on any segment; the
 		 * receiver reads the fields later, from this offset.
