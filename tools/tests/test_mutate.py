@@ -6,8 +6,10 @@ from pathlib import Path
 
 from tcpopt.core.errors import HarnessError, UsageError
 from tcpopt.core.settings import Settings
-from tcpopt.mutation import generated
-from tcpopt.mutation.generated import Mutant, Result
+from tcpopt.mutation import (boot, generated, operators, results, scorecard,
+                             targets)
+from tcpopt.mutation.operators import Mutant
+from tcpopt.mutation.results import Result
 
 SOURCE = '''\
 static int helper(int a);
@@ -48,7 +50,7 @@ class GenerateTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.mutants = generated.generate('f.c', SOURCE, ['tcp_syn_options'],
+        cls.mutants = operators.generate('f.c', SOURCE, ['tcp_syn_options'],
                                          TWINS)
 
     def test_only_the_named_function_and_never_comments(self):
@@ -108,19 +110,19 @@ class GenerateTest(unittest.TestCase):
         self.assertEqual(unbraced.after, '\t\t;')
 
     def test_ids_are_stable_and_unique(self):
-        again = generated.generate('f.c', SOURCE, ['tcp_syn_options'], TWINS)
+        again = operators.generate('f.c', SOURCE, ['tcp_syn_options'], TWINS)
         self.assertEqual([m.ident for m in again],
                          [m.ident for m in self.mutants])
         self.assertEqual(len({m.ident for m in self.mutants}),
                          len(self.mutants))
         # The same change moved down by a line keeps its id.
-        moved = generated.generate('f.c', '\n' + SOURCE, ['tcp_syn_options'],
+        moved = operators.generate('f.c', '\n' + SOURCE, ['tcp_syn_options'],
                                    TWINS)
         self.assertEqual([m.ident for m in moved],
                          [m.ident for m in self.mutants])
 
     def test_a_function_the_tree_lacks_gives_nothing(self):
-        self.assertEqual(generated.generate('f.c', SOURCE, ['nope'], TWINS),
+        self.assertEqual(operators.generate('f.c', SOURCE, ['nope'], TWINS),
                          [])
 
 
@@ -130,7 +132,7 @@ class ReturnTest(unittest.TestCase):
         source = ('static void tcp_parse_options(int length)\n{\n'
                   '\tif (length > 2)\n\t\treturn;\n\treturn;\n}\n'
                   'static int tcp_syn_options(void)\n{\n\treturn 0;\n}\n')
-        got = generated.generate('f.c', source, ['tcp_parse_options',
+        got = operators.generate('f.c', source, ['tcp_parse_options',
                                                  'tcp_syn_options'], {})
         deleted = [(m.function, m.line) for m in got if m.kind == 'delete']
         self.assertEqual(deleted, [('tcp_parse_options', 4),
@@ -140,13 +142,13 @@ class ReturnTest(unittest.TestCase):
 class SelectTest(unittest.TestCase):
 
     def test_ids_pick_mutants_and_an_unknown_one_is_a_usage_error(self):
-        mutants = generated.generate('f.c', SOURCE, ['tcp_syn_options'], TWINS)
+        mutants = operators.generate('f.c', SOURCE, ['tcp_syn_options'], TWINS)
         pick = [mutants[3].ident, mutants[0].ident]
-        self.assertEqual(generated.select(mutants, pick),
+        self.assertEqual(targets.select(mutants, pick),
                          [mutants[3], mutants[0]])
-        self.assertEqual(generated.select(mutants, None), mutants)
+        self.assertEqual(targets.select(mutants, None), mutants)
         with self.assertRaisesRegex(UsageError, 'no such mutant nope'):
-            generated.select(mutants, ['nope'])
+            targets.select(mutants, ['nope'])
 
 
 class ApplyTest(unittest.TestCase):
@@ -155,7 +157,7 @@ class ApplyTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / 'f.c'
             path.write_text(SOURCE)
-            [swap] = [m for m in generated.generate(
+            [swap] = [m for m in operators.generate(
                 'f.c', SOURCE, ['tcp_syn_options'], TWINS) if m.kind == 'swap']
             original = generated.apply(Path(tmp), swap)
             self.assertEqual(original, SOURCE)
@@ -175,15 +177,15 @@ class ApplyTest(unittest.TestCase):
 class SampleAndScoreTest(unittest.TestCase):
 
     def setUp(self):
-        self.mutants = generated.generate('f.c', SOURCE, ['tcp_syn_options'],
+        self.mutants = operators.generate('f.c', SOURCE, ['tcp_syn_options'],
                                           TWINS)
 
     def test_sample_is_fixed_by_the_seed_and_keeps_source_order(self):
-        one = generated.sample(self.mutants, 5, 7)
-        self.assertEqual(one, generated.sample(self.mutants, 5, 7))
-        self.assertNotEqual(one, generated.sample(self.mutants, 5, 8))
+        one = targets.sample(self.mutants, 5, 7)
+        self.assertEqual(one, targets.sample(self.mutants, 5, 7))
+        self.assertNotEqual(one, targets.sample(self.mutants, 5, 8))
         self.assertEqual(one, sorted(one, key=self.mutants.index))
-        self.assertEqual(generated.sample(self.mutants, None, 7), self.mutants)
+        self.assertEqual(targets.sample(self.mutants, None, 7), self.mutants)
 
     def test_score_leaves_out_no_build_and_equivalent(self):
         a, b, c, d, e = self.mutants[:5]
@@ -193,13 +195,13 @@ class SampleAndScoreTest(unittest.TestCase):
                    d.ident: Result('survived'),
                    e.ident: Result('killed', ['y'])}
         equivalents = {d.ident: 'why', e.ident: 'wrong'}
-        total = generated.score(self.mutants[:6], results, equivalents)
+        total = scorecard.score(self.mutants[:6], results, equivalents)
         self.assertEqual((total.killed, total.survived, total.no_build,
                           total.equivalent, total.not_run),
                          (1, 1, 1, 2, 1))
         self.assertEqual(total.denominator, 2)
         self.assertEqual(total.flagged, [e.ident])
-        self.assertEqual(generated.survivors(self.mutants[:6], results,
+        self.assertEqual(scorecard.survivors(self.mutants[:6], results,
                                              equivalents), [b])
 
 
@@ -209,11 +211,11 @@ class EquivalentsTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / 'x.equivalent'
             path.write_text('# comment\n\nf-1234abcd the branch is dead\n')
-            self.assertEqual(generated.read_equivalents(path),
+            self.assertEqual(results.read_equivalents(path),
                              {'f-1234abcd': 'the branch is dead'})
             path.write_text('f-1234abcd\n')
             with self.assertRaisesRegex(HarnessError, 'x.equivalent:1'):
-                generated.read_equivalents(path)
+                results.read_equivalents(path)
 
 
 KUNIT_SOURCE = """static struct kunit_case cases[] = {
@@ -238,31 +240,31 @@ class ResultsFileTest(unittest.TestCase):
         self.settings = Settings(tree='6.1', work_dir=root / 'work',
                                  repo=root / 'repo')
         self.tree = root / 'tree'
-        for file in generated.TARGETS:
+        for file in targets.TARGETS:
             (self.tree / file).parent.mkdir(parents=True, exist_ok=True)
             (self.tree / file).write_text(f'/* {file} */\n')
-        tests = generated.tests_fingerprint(self.settings)
+        tests = results.tests_fingerprint(self.settings)
         self.results = {
             'killed-a': Result('killed', ['case_a'], 1.0, tests),
             'killed-gone': Result('killed', ['case_gone'], 1.0, tests),
             'crashed': Result('killed', ['(kernel crashed)'], 1.0, tests),
             'survived': Result('survived', [], 1.0, tests, True),
             'survived-unchecked': Result('survived', [], 1.0, tests),
-            'same-code': Result(generated.SAME_CODE, [], 1.0, tests, True),
+            'same-code': Result(results.SAME_CODE, [], 1.0, tests, True),
             'no-build': Result('no-build', [], 1.0, tests)}
 
     def load(self):
-        return generated.load_results(self.settings, self.tree)
+        return results.load_results(self.settings, self.tree)
 
     def test_saved_results_load_back(self):
-        generated.save_results(self.settings, self.tree, self.results)
+        results.save_results(self.settings, self.tree, self.results)
         expected = dict(self.results)
         # Measured before objects were compared: it runs again.
         del expected['survived-unchecked']
         self.assertEqual(self.load(), expected)
 
     def test_a_test_change_reruns_survivors_and_lost_kills(self):
-        generated.save_results(self.settings, self.tree, self.results)
+        results.save_results(self.settings, self.tree, self.results)
         self.test_source.write_text(KUNIT_SOURCE.replace(
             'KUNIT_CASE(case_b)', 'KUNIT_CASE(case_b),\n\tKUNIT_CASE(case_c)'))
         self.assertEqual(sorted(self.load()),
@@ -270,33 +272,33 @@ class ResultsFileTest(unittest.TestCase):
 
     def test_other_build_options_keep_only_kills_whose_cases_exist(self):
         (self.settings.repo / '.kunitconfig').write_text('CONFIG_KUNIT=y\n')
-        generated.save_results(self.settings, self.tree, self.results)
+        results.save_results(self.settings, self.tree, self.results)
         (self.settings.repo / '.kunitconfig').write_text(
             'CONFIG_KUNIT=y\nCONFIG_MPTCP=y\n')
         self.assertEqual(sorted(self.load()), ['killed-a'])
 
     def test_results_without_build_options_count_as_other_options(self):
         import json
-        generated.save_results(self.settings, self.tree, self.results)
-        path = generated.results_file(self.settings)
+        results.save_results(self.settings, self.tree, self.results)
+        path = results.results_file(self.settings)
         data = json.loads(path.read_text())
         del data['config']
         path.write_text(json.dumps(data))
         self.assertEqual(sorted(self.load()), ['killed-a'])
 
     def test_a_code_change_reruns_everything(self):
-        generated.save_results(self.settings, self.tree, self.results)
+        results.save_results(self.settings, self.tree, self.results)
         (self.tree / 'net/ipv4/tcp_output.c').write_text('/* changed */\n')
         self.assertEqual(self.load(), {})
 
     def test_the_combined_format_is_carried_over_once(self):
         import json
-        path = generated.results_file(self.settings)
+        path = results.results_file(self.settings)
         path.parent.mkdir(parents=True)
         old = {k: {'verdict': r.verdict, 'failing': r.failing,
                    'seconds': r.seconds} for k, r in self.results.items()}
         path.write_text(json.dumps({
-            'fingerprint': generated.combined_fingerprint(self.settings,
+            'fingerprint': results.combined_fingerprint(self.settings,
                                                           self.tree),
             'results': old}))
         self.assertEqual(sorted(self.load()), sorted(self.results))
@@ -323,7 +325,7 @@ class StagesTest(unittest.TestCase):
         self.settings = self.make_settings()
         self.calls = []
         self.cases = [list(stage.cases) for stage in
-                      generated.stages(self.settings)]
+                      boot.stages(self.settings)]
         self.mutant = Mutant('f.c', 'f', 1, 1, 'delete', 'x;', ';')
 
     def fake_run(self, failing_stage):
@@ -362,7 +364,7 @@ class StagesTest(unittest.TestCase):
 
     def test_the_original_object_is_never_booted(self):
         result = self.stages(0, digest='original')
-        self.assertEqual(result.verdict, generated.SAME_CODE)
+        self.assertEqual(result.verdict, results.SAME_CODE)
         self.assertEqual(self.calls, [])
 
     def test_a_build_failure_is_no_build(self):
@@ -417,14 +419,14 @@ class LayeredStagesTest(unittest.TestCase):
     alone, and each stage's glob picks exactly its own suites."""
 
     def setUp(self):
-        self.stages = generated.stages(Settings(tree='7.3',
+        self.stages = boot.stages(Settings(tree='7.3',
                                                 work_dir=Path('/nonexistent')))
 
     def test_upstream_first_then_units_then_live(self):
         self.assertEqual([s.glob for s in self.stages],
-                         [generated.UPSTREAM_STAGE[0],
-                          generated.LAYERED_UNIT_STAGE[0],
-                          generated.LIVE_STAGE[0]])
+                         [boot.UPSTREAM_STAGE[0],
+                          boot.LAYERED_UNIT_STAGE[0],
+                          boot.LIVE_STAGE[0]])
         upstream, units, live = (set(s.cases) for s in self.stages)
         self.assertIn('md5_drops_ts', upstream)
         self.assertIn('live_ts_sack_ws', live)
@@ -432,10 +434,10 @@ class LayeredStagesTest(unittest.TestCase):
 
     def test_a_glob_that_picks_another_stage_suites_is_an_error(self):
         from unittest import mock
-        with mock.patch.object(generated, 'LAYERED_UNIT_STAGE',
+        with mock.patch.object(boot, 'LAYERED_UNIT_STAGE',
                                ('tcp_opt_[!bl]*', 15)):
             with self.assertRaisesRegex(HarnessError, 'tcp_opt_write'):
-                generated.stages(Settings(tree='7.3',
+                boot.stages(Settings(tree='7.3',
                                           work_dir=Path('/nonexistent')))
 
 
@@ -471,7 +473,7 @@ class ScratchTreeTest(unittest.TestCase):
 
     def test_the_scratch_tree_rebuilds_every_file_a_mutant_changes(self):
         from tcpopt.mutation import regressions
-        self.assertLessEqual(set(generated.TARGETS),
+        self.assertLessEqual(set(targets.TARGETS),
                              set(regressions.MUTATED_FILES))
 
 
@@ -482,11 +484,11 @@ class RealTreeTest(unittest.TestCase):
         settings = Settings(tree='6.1', work_dir=Path('/nonexistent'))
         with tempfile.TemporaryDirectory() as tmp:
             tree = Path(tmp)
-            for file in generated.TARGETS:
+            for file in targets.TARGETS:
                 (tree / file).parent.mkdir(parents=True, exist_ok=True)
                 (tree / file).write_text(SOURCE)
             with self.assertRaisesRegex(UsageError, 'no such target'):
-                generated.all_mutants(settings, tree, ['tcp_options_writ'])
+                targets.all_mutants(settings, tree, ['tcp_options_writ'])
 
 
 if __name__ == '__main__':
@@ -498,34 +500,34 @@ class GroupTest(unittest.TestCase):
     of exactly them has its own report."""
 
     def test_a_group_expands_to_its_functions(self):
-        self.assertEqual(generated.expand(['layout', 'tcp_parse_options']),
-                         list(generated.LAYOUT_FUNCTIONS) +
+        self.assertEqual(targets.expand(['layout', 'tcp_parse_options']),
+                         list(targets.LAYOUT_FUNCTIONS) +
                          ['tcp_parse_options'])
-        self.assertIsNone(generated.expand(None))
+        self.assertIsNone(targets.expand(None))
 
     def test_only_the_exact_group_is_a_group(self):
-        self.assertEqual(generated.group_of(generated.LAYOUT_FUNCTIONS),
+        self.assertEqual(targets.group_of(targets.LAYOUT_FUNCTIONS),
                          'layout')
-        self.assertIsNone(generated.group_of(generated.LAYOUT_FUNCTIONS[:2]))
-        self.assertIsNone(generated.group_of(None))
+        self.assertIsNone(targets.group_of(targets.LAYOUT_FUNCTIONS[:2]))
+        self.assertIsNone(targets.group_of(None))
 
     def test_the_upstream_line_counts_the_kills_of_its_stage(self):
         mutants = [Mutant('f.c', 'f', i, 1, 'delete', f'x{i};', ';')
                    for i in range(3)]
-        stages = (generated.UPSTREAM_STAGE[0], generated.LAYERED_UNIT_STAGE[0])
+        stages = (boot.UPSTREAM_STAGE[0], boot.LAYERED_UNIT_STAGE[0])
         results = {mutants[0].ident: Result('killed', ['a'],
                                             stage=stages[0]),
                    mutants[1].ident: Result('killed', ['b'],
                                             stage=stages[1]),
                    mutants[2].ident: Result('survived')}
         self.assertIn('killed 1 of the 2 killed',
-                      generated.upstream_line(mutants, results))
+                      scorecard.upstream_line(mutants, results))
 
     def test_a_kernel_style_definition_is_found(self):
         lines = ['static inline unsigned int', 'name(int a)', '{',
                  '\treturn a;', '}', 'int other(void)', '{', '\tname(1);',
                  '}']
-        self.assertEqual(generated.function_span(lines, 'name'), (2, 4))
+        self.assertEqual(operators.function_span(lines, 'name'), (2, 4))
 
 
 class TestSourcesTest(unittest.TestCase):
@@ -535,7 +537,7 @@ class TestSourcesTest(unittest.TestCase):
     def test_the_upstream_tests_are_test_sources(self):
         settings = Settings(tree='7.3', work_dir=Path('/nonexistent'))
         names = [p.relative_to(settings.kunit_dir).as_posix()
-                 for p in generated.test_paths(settings)]
+                 for p in results.test_paths(settings)]
         self.assertIn('tests/tcp_output_kunit.c', names)
         self.assertIn('tcp_options_test.c', names)
 
