@@ -223,13 +223,29 @@ class CompareTest(unittest.TestCase):
                          ['tshark expert info: no MSS'])
 
 
+class KindReadersTest(unittest.TestCase):
+
+    def test_every_kind_has_its_reader(self) -> None:
+        for kind in options.KINDS:
+            with self.subTest(kind.name):
+                self.assertIn(kind.tshark.reader, dissect.READERS)
+
+    def test_nop_count_runs_on_across_accecn_and_mptcp(self) -> None:
+        runs_on = {kind.name for kind in options.KINDS
+                   if kind.tshark.nop_count_runs_on}
+        self.assertEqual(runs_on, {'AccECN0', 'AccECN1', 'MPTCP'})
+        self.assertTrue(dissect.nop_count_not_restarted(
+            options.parse_layout('nop,nop,TS val 1 ecr 2,AccECN1,nop,nop')))
+        self.assertFalse(dissect.nop_count_not_restarted(
+            options.parse_layout('nop,nop,TS val 1 ecr 2,nop,nop')))
+
+
 class MptcpExpertTest(unittest.TestCase):
     """tshark's MPTCP connection analysis is forgiven on MPTCP rows only."""
 
     def test_forgiven_only_where_the_layout_has_mptcp(self) -> None:
-        from tcpopt.layout.dissect import (MPTCP_FORGIVEN, PI_WARN,
-                                           _synthetic_serious)
-        from tcpopt.layout.options import parse_layout
+        from tcpopt.layout.dissect import PI_WARN, _synthetic_serious
+        from tcpopt.layout.options import MPTCP_FORGIVEN, parse_layout
         mptcp = _synthetic_serious(parse_layout('mp_capable len 20 v1 '
                                                 'flags 0x01'))
         plain = _synthetic_serious(parse_layout('mss 1460'))

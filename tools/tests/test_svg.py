@@ -197,6 +197,13 @@ class RenderTest(unittest.TestCase):
         unused = self.groups(root, 'UNUSED')
         self.assertEqual(len(unused[0].findall('s:rect', NS)), 10)
 
+    def test_every_kinds_spans_have_a_style(self) -> None:
+        self.assertLessEqual(
+            {key for kind in options.KINDS for key, _ in kind.styles},
+            set(svg.STYLE))
+        self.assertEqual(list(svg.STYLE)[:4], ['MSS', 'SACK_PERM', 'TS',
+                                               'WS'])
+
     def test_distinct_colour_per_kind(self) -> None:
         fills = [style[0] for style in svg.STYLE.values()]
         self.assertEqual(len(fills), len(set(fills)))

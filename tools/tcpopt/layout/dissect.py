@@ -16,11 +16,13 @@ import tempfile
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import (Callable, Dict, Iterable, List, Optional, Sequence, Set,
+                    Tuple)
 
 from tcpopt.core.errors import HarnessError
-from tcpopt.layout.options import (ACCECN_ORDER, FOEXP_MAGIC, MPTCP_SUBTYPES,
-                                   NAMES, OPTION_SPACE, Option, parse_layout)
+from tcpopt.layout.options import (BY_NUMBER, FOEXP_MAGIC, KINDS,
+                                   MPTCP_SUBTYPES, NAMES, OPTION_SPACE, SACK,
+                                   Option, Tshark, parse_layout)
 from tcpopt.log.ktap import Run
 
 TSHARK_PACKAGE = 'tshark'
@@ -219,72 +221,92 @@ def _dissection(packet: ET.Element) -> Dissection:
         elif name == 'tcp.options' and not seen.option_bytes:
             seen.option_bytes = element.get('value') or ''
             seen.options = [_option(child) for child in element
-                            if child.get('name', '').startswith(
-                                'tcp.options.') or
-                            child.get('name') == 'mptcp']
+                            if _is_option(child.get('name', ''))]
     for proto in packet.iter('proto'):
         if proto.get('name') == '_ws.malformed':
             seen.invalid.append(proto.get('showname') or 'malformed packet')
     return seen
 
 
+# The options tshark does not put under tcp.options.* (MPTCP's 'mptcp').
+OWN_ELEMENTS = frozenset(kind.tshark.element for kind in KINDS
+                         if kind.tshark.element)
+
+
+def _is_option(name: str) -> bool:
+    return name.startswith('tcp.options.') or name in OWN_ELEMENTS
+
+
 def _option(element: ET.Element) -> Option:
-    """One child of tcp.options: kind from tcp.option_kind, values by kind."""
-    kind = int(_show(element, 'tcp.option_kind') or -1)
-    if kind == 30:
-        return _mptcp(element)
-    if kind == 2:
-        return Option(2, (int(_show(element, 'tcp.options.mss_val') or -1),))
-    if kind == 3:
-        return Option(3, (int(_show(element, 'tcp.options.wscale.shift')
-                              or -1),))
-    if kind == 8:
-        return Option(8, (int(_show(element, 'tcp.options.timestamp.tsval')
-                              or -1),
-                          int(_show(element, 'tcp.options.timestamp.tsecr')
-                              or -1)))
-    if kind == 5:
-        left = [int(e.get('show')) for e in
-                _fields(element, 'tcp.options.sack_le')]
-        right = [int(e.get('show')) for e in
-                 _fields(element, 'tcp.options.sack_re')]
-        return Option(5, tuple(zip(left, right)))
-    if kind in (34, 254):
-        return Option(kind, _cookie(element))
-    if kind in ACCECN_ORDER:    # AccECN, RFC 9768: fields in wire order
-        return Option(kind, tuple(
-            int(child.get('show')) for child in element.iter('field')
-            if child.get('name', '').startswith('tcp.options.acc_ecn.')))
-    if kind == 29:      # TCP-AO, RFC 5925
-        mac = _fields(element, 'tcp.options.ao.mac')
-        return Option(29, (
-            int(_show(element, 'tcp.options.ao.keyid') or -1),
-            int(_show(element, 'tcp.options.ao.rnextkeyid') or -1),
-            len(mac[0].get('value') or '') // 2 if mac else 0))
-    return Option(kind)
+    """One child of tcp.options: kind from tcp.option_kind, values as the
+    kind's Tshark entry says (options.KINDS)."""
+    number = int(_show(element, 'tcp.option_kind') or -1)
+    kind = BY_NUMBER.get(number)
+    if kind is None:
+        return Option(number)
+    read = READERS[kind.tshark.reader]
+    return Option(number, read(element, kind.tshark.fields))
 
 
-def _mptcp(element: ET.Element) -> Option:
+def _numbers(element: ET.Element, fields: Sequence[str]) -> Tuple:
+    return tuple(int(_show(element, name) or -1) for name in fields)
+
+
+def _edges(element: ET.Element, fields: Sequence[str]) -> Tuple:
+    """SACK blocks: (left, right) pairs of the two edge fields."""
+    left, right = ([int(e.get('show')) for e in _fields(element, name)]
+                   for name in fields)
+    return tuple(zip(left, right))
+
+
+def _numbers_then_length(element: ET.Element, fields: Sequence[str]) -> Tuple:
+    """TCP-AO, RFC 5925: the numbers, then the MAC's length in bytes."""
+    last = _fields(element, fields[-1])
+    return _numbers(element, fields[:-1]) + \
+        (len(last[0].get('value') or '') // 2 if last else 0,)
+
+
+def _prefixed(element: ET.Element, fields: Sequence[str]) -> Tuple:
+    """AccECN, RFC 9768: every field under the prefix, in wire order."""
+    return tuple(int(child.get('show')) for child in element.iter('field')
+                 if child.get('name', '').startswith(fields[0]))
+
+
+def _mptcp(element: ET.Element, fields: Sequence[str]) -> Tuple:
     """MPTCP (its own 'mptcp' element): the subtype's name and Length,
     as parse_layout() reads 'mp_capable len 4 ...'."""
-    subtype = int(_show(element, 'tcp.options.mptcp.subtype') or -1)
+    subtype, length = _numbers(element, fields)
     name = MPTCP_SUBTYPES[subtype] \
         if 0 <= subtype < len(MPTCP_SUBTYPES) else f'subtype {subtype}'
-    return Option(30, (name, int(_show(element, 'tcp.option_len') or -1)))
+    return (name, length)
 
 
-def _cookie(element: ET.Element) -> Tuple:
-    """Fast Open cookie as hex, '' for a request; kind 254 names its
-    experiment when it is not Fast Open."""
-    if element.get('name') == 'tcp.options.experimental':
-        exid = _show(element, 'tcp.options.experimental.exid') or '?'
+def _cookie(element: ET.Element, fields: Sequence[str]) -> Tuple:
+    """Fast Open cookie as hex, '' for a request; kind 254 (a third field,
+    its ExID) names its experiment when it is not Fast Open."""
+    cookie_field, request_field = fields[:2]
+    if element.get('name') == 'tcp.options.experimental' and \
+            len(fields) > 2:
+        exid = _show(element, fields[2]) or '?'
         if exid != f'0x{FOEXP_MAGIC:04x}':
             return (f'experiment {exid}',)
-    cookie = _fields(element, 'tcp.options.tfo.cookie')
+    cookie = _fields(element, cookie_field)
     if cookie:
         return (cookie[0].get('value') or '',)
-    return ('',) if _fields(element, 'tcp.options.tfo.request') else \
+    return ('',) if _fields(element, request_field) else \
         ('(no cookie field)',)
+
+
+# options.Tshark.reader -> how that reader gets an option's values.
+READERS: Dict[str, Callable[[ET.Element, Sequence[str]], Tuple]] = {
+    'none': lambda element, fields: (),
+    'numbers': _numbers,
+    'edges': _edges,
+    'numbers_then_length': _numbers_then_length,
+    'prefixed': _prefixed,
+    'mptcp': _mptcp,
+    'cookie': _cookie,
+}
 
 
 # --- comparison -------------------------------------------------------------
@@ -292,7 +314,8 @@ def _cookie(element: ET.Element) -> Tuple:
 def _dsack_expected(expected: List[Option]) -> bool:
     """tshark calls the first SACK block a D-SACK when it lies below the
     ACK number; the established frames ACK EST_ACK."""
-    blocks = [opt.values for opt in expected if opt.kind == 5 and opt.values]
+    blocks = [opt.values for opt in expected
+              if opt.kind == SACK.number and opt.values]
     return bool(blocks) and blocks[0][0][1] <= EST_ACK
 
 
@@ -304,22 +327,28 @@ def _longest_nop_run(options: List[Option]) -> int:
     return longest
 
 
+def _tshark_of(options: List[Option]) -> List[Tshark]:
+    """The Tshark entries of the known kinds among @options."""
+    return [BY_NUMBER[opt.kind].tshark for opt in options
+            if opt.kind in BY_NUMBER]
+
+
 def nop_count_not_restarted(expected: List[Option]) -> bool:
     """tshark 4.0 does not restart its NOP count at an AccECN or an MPTCP
-    option, so <nop,nop,TS,AccECN1,nop,nop> and <nop,nop,TS,dss len
-    22,nop,nop> draw '4 NOP in a row'. Forgiven only when the layout has
-    one of them and no four NOPs are adjacent."""
-    return any(opt.kind in ACCECN_ORDER or opt.kind == 30
-               for opt in expected) and _longest_nop_run(expected) < 4
+    option (options.Tshark.nop_count_runs_on), so <nop,nop,TS,AccECN1,nop,
+    nop> and <nop,nop,TS,dss len 22,nop,nop> draw '4 NOP in a row'.
+    Forgiven only when the layout has one of them and no four NOPs are
+    adjacent."""
+    return any(tshark.nop_count_runs_on for tshark in _tshark_of(expected)) \
+        and _longest_nop_run(expected) < 4
 
 
-# tshark 4.0 on the MPTCP rows: it reads MP_CAPABLE's C flag (RFC 8684
-# 3.1) as one of RFC 6824's algorithm bits; it names the infinite mapping
-# a row asks for; and it pairs the unrelated rows of one pcap into one
-# MPTCP connection, whose keys then differ from frame to frame.
-MPTCP_FORGIVEN = ('Unsupported algorithm', 'Fallback to infinite mapping',
-                  'The echoed key in the ACK of the MPTCP handshake does '
-                  'not match the key of the SYN/ACK')
+def forgiven(expected: List[Option]) -> Set[str]:
+    """The expert infos the kinds of @expected draw that are no fault
+    (options.Tshark.forgiven: MPTCP_FORGIVEN on the MPTCP rows)."""
+    return {message for tshark in _tshark_of(expected)
+            for message in tshark.forgiven}
+
 
 # An expert's (severity, group, message) -> whether it is a problem.
 Serious = Callable[[int, int, str], bool]
@@ -344,8 +373,7 @@ def _synthetic_serious(expected: List[Option]) -> Serious:
         if message.startswith('4 NOP in a row') and \
                 nop_count_not_restarted(expected):
             return False
-        if message in MPTCP_FORGIVEN and \
-                any(opt.kind == 30 for opt in expected):
+        if message in forgiven(expected):
             return False
         return severity >= PI_WARN or group in (PI_MALFORMED, PI_PROTOCOL)
     return serious

@@ -10,31 +10,20 @@ from __future__ import annotations
 from typing import Dict, List, Tuple
 from xml.sax.saxutils import escape, quoteattr
 
-from tcpopt.layout.options import OPTION_SPACE, Span, bracketed, decode
+from tcpopt.layout.options import (OPTION_SPACE, Span, Style, bracketed,
+                                   decode, span_styles)
 
 ROW_BYTES = 4                        # options are laid out in 32-bit words
 
-# Span kind -> (fill, text colour, legend text). MSS is the one strong red:
-# where it sits is what reviewers look for first.
-STYLE: Dict[str, Tuple[str, str, str]] = {
-    'MSS': ('#d62728', '#ffffff', 'MSS (kind 2)'),
-    'SACK_PERM': ('#2ca02c', '#ffffff', 'SACK_PERM (kind 4)'),
-    'TS': ('#1f77b4', '#ffffff', 'TS (kind 8)'),
-    'WS': ('#ff7f0e', '#000000', 'WS (kind 3)'),
-    'SACK': ('#9467bd', '#ffffff', 'SACK (kind 5)'),
-    'MD5': ('#8c564b', '#ffffff', 'MD5 (kind 19)'),
-    'MD5_HASH': ('url(#hatch-hash)', '#000000', 'MD5 hash, written later'),
-    'AO': ('#e377c2', '#000000', 'TCP-AO (kind 29)'),
-    'AO_MAC': ('#f7d1ea', '#000000', 'TCP-AO MAC, written later'),
-    'FO': ('#17becf', '#000000', 'Fast Open (kind 34)'),
-    'FOEXP': ('#bcbd22', '#000000', 'Fast Open exp. (kind 254)'),
-    'ACCECN': ('#98df8a', '#000000', 'AccECN (kind 172/174)'),
-    'MPTCP': ('#ffbb78', '#000000', 'MPTCP (kind 30)'),
-    'NOP': ('#d9d9d9', '#000000', 'NOP padding'),
-    'EOL': ('#7f7f7f', '#ffffff', 'EOL'),
-    'UNKNOWN': ('#f7b6d2', '#000000', 'unknown kind'),
-    'MALFORMED': ('#ff00ff', '#000000', 'malformed'),
-    'UNUSED': ('url(#hatch-unused)', '#777777', 'unused'),
+# Span kind -> style: the option kinds' own (options.KINDS), then the
+# spans that are no kind's.
+STYLE: Dict[str, Style] = {
+    **span_styles(),
+    'NOP': Style('#d9d9d9', '#000000', 'NOP padding'),
+    'EOL': Style('#7f7f7f', '#ffffff', 'EOL'),
+    'UNKNOWN': Style('#f7b6d2', '#000000', 'unknown kind'),
+    'MALFORMED': Style('#ff00ff', '#000000', 'malformed'),
+    'UNUSED': Style('url(#hatch-unused)', '#777777', 'unused'),
 }
 
 # Geometry, in pixels; integers only so the output never depends on float
