@@ -135,10 +135,7 @@ def sweep_step(settings: Settings, tally: Tally, run: ktap.Run) -> None:
 
     A tree built with TCP-AO also prints the AO groups, so they are due.
     """
-    result = sweep.compare(run.sweep,
-                           ao=settings.has_tcp_ao,
-                           accecn=settings.has_accecn,
-                           mptcp=settings.has_mptcp)
+    result = sweep.compare(run.sweep, kinds=settings.kinds)
     print(sweep.format_report(result))
     print(f'{"PASS" if result.ok else "FAIL"} sweep on {settings.tree}')
     tally.add(result.ok)

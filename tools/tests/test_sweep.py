@@ -13,6 +13,7 @@ from tcpopt import run_checks
 from tcpopt.core.settings import TREES, Settings
 from tcpopt.layout import model, sweep
 from tcpopt.layout.model import Inputs
+from tcpopt.layout.options import ACCECN0, AO, MPTCP
 from tcpopt.log import ktap
 
 DATA = Path(__file__).resolve().parent / 'data'
@@ -133,7 +134,7 @@ class SelfConsistencyTest(unittest.TestCase):
 
     def test_whole_ao_cross_product_matches(self) -> None:
         records = model_records(ao=True)
-        result = sweep.compare(records, ao=True)
+        result = sweep.compare(records, kinds=[AO])
         self.assertEqual((result.total, result.matched), (15236, 15236))
         self.assertTrue(result.ok)
         self.assertEqual(sweep.format_report(result),
@@ -218,7 +219,7 @@ class FindingsTest(unittest.TestCase):
         bad = [{**good, 'md5': '1', 'ao_maclen': '12'},
                {**good, 'ao_maclen': '17'},
                {**good, 'ao_maclen': 'x'}]
-        result = sweep.compare(bad, [], ao=True)
+        result = sweep.compare(bad, [], kinds=[AO])
         self.assertEqual([r.reason.split(': ')[-1] for r in result.invalid],
                          ['MD5 and TCP-AO are exclusive',
                           'ao_maclen must be 0..16', 'expected a decimal '
@@ -284,7 +285,7 @@ class AoSampleTest(unittest.TestCase):
                          [None, '10', '6', '12', '10', '4'])
 
     def test_as_a_tree_with_ao(self) -> None:
-        result = sweep.compare(self.records, ao=True)
+        result = sweep.compare(self.records, kinds=[AO])
         self.assertEqual((result.total, result.matched), (6, 5))
         self.assertEqual((result.invalid, result.unexpected), ([], []))
         self.assertEqual(len(result.missing), 15236 - 6)
@@ -370,6 +371,12 @@ class TreeAwareTest(unittest.TestCase):
         out = self.sweep_step('6.1', ao_records=False)
         self.assertEqual(out, '13588 combinations, 13588 matched\n'
                          'PASS sweep on 6.1\n')
+
+    def test_the_kinds_name_the_model_groups(self) -> None:
+        self.assertEqual(sweep.cross_product([AO, ACCECN0, MPTCP]),
+                         model.cross_product(ao=True, accecn=True,
+                                             mptcp=True))
+        self.assertEqual(sweep.cross_product(), model.cross_product())
 
     def test_every_tree_has_mptcp(self) -> None:
         with tempfile.TemporaryDirectory() as work:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import List, Optional, Tuple, Union
 
 from tcpopt.core.errors import SetupError, UsageError
+from tcpopt.layout.options import ACCECN0, AO, KINDS, MPTCP, Kind
 from tcpopt.tree.sanitize import KCONFIG as SANITIZER_KCONFIG
 
 REPO = Path(__file__).resolve().parents[3]
@@ -40,7 +41,6 @@ TEST_TREES = ('6.1', '6.12', '7.3')
 BUILD_FREE_IN_CI = ('6.12',)
 # The steps that need no kernel build.
 BUILD_FREE_STEPS = ('series', 'export')
-ACCECN_SINCE = (6, 18)                  # the AccECN option (RFC 9768)
 # KUnit's debugfs run file, 'kunit: add ability to run tests after boot
 # using debugfs'.
 KUNIT_RUN_SINCE = (6, 7)
@@ -220,22 +220,41 @@ class Settings:
             ([BENCH_KCONFIG] if self.bench else []) + \
             (SANITIZER_KCONFIG if self.sanitize else [])
 
+    def enables(self, symbol: str) -> bool:
+        """Whether the kunit build sets Kconfig @symbol (CONFIG_MPTCP) to
+        y, through the tree's options or .kunitconfig."""
+        line = f'{symbol}=y'
+        return line in self.kconfig_add or \
+            line in self.kunitconfig.read_text().split()
+
+    def writes(self, kind: Kind) -> bool:
+        """Whether the kunit build's writer sends option @kind: the tree
+        is of its release or later and the build enables its symbol."""
+        if kind.since and self.version < kind.since:
+            return False
+        return not kind.kconfig or self.enables(kind.kconfig)
+
+    @property
+    def kinds(self) -> Tuple[Kind, ...]:
+        """The option kinds the kunit build writes, so their groups of
+        the sweep run (sweep.compare)."""
+        return tuple(kind for kind in KINDS if self.writes(kind))
+
     @property
     def has_tcp_ao(self) -> bool:
         """Whether the kunit build enables TCP-AO, so the AO groups run."""
-        return 'CONFIG_TCP_AO=y' in self.kconfig_add
+        return self.writes(AO)
 
     @property
     def has_mptcp(self) -> bool:
         """Whether the kunit build enables MPTCP, so the MPTCP groups run."""
-        return 'CONFIG_MPTCP=y' in self.kconfig_add or \
-            'CONFIG_MPTCP=y' in self.kunitconfig.read_text().split()
+        return self.writes(MPTCP)
 
     @property
     def has_accecn(self) -> bool:
         """Whether the tree writes the AccECN option (6.18 and later), so
         the AccECN groups run."""
-        return tuple(map(int, self.tree.split('.'))) >= ACCECN_SINCE
+        return self.writes(ACCECN0)
 
     @property
     def version(self) -> Tuple[int, int]:

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from tcpopt.layout import model
 from tcpopt.layout.model import Inputs
+from tcpopt.layout.options import Kind
 
 # Mismatches and missing combinations listed before '... and N more'.
 REPORT_LIMIT = 20
@@ -108,17 +109,22 @@ def _check(record: Mapping[str, str], inputs: Inputs,
         model=expected, first_difference=first_difference(data, expected)))
 
 
+def cross_product(kinds: Iterable[Kind] = ()) -> List[Inputs]:
+    """The model's cross product with the groups of @kinds: those a tree
+    writes (Settings.kinds) whose Kind.sweep names a group flag."""
+    return model.cross_product(**{kind.sweep: True for kind in kinds
+                                  if kind.sweep})
+
+
 def compare(records: Sequence[Mapping[str, str]],
             expected: Optional[Sequence[Inputs]] = None,
-            ao: bool = False, accecn: bool = False,
-            mptcp: bool = False) -> SweepResult:
+            kinds: Iterable[Kind] = ()) -> SweepResult:
     """Judge every record against the combinations the tree should print.
 
-    @expected defaults to model.cross_product(ao=@ao, accecn=@accecn):
-    pass ao=True for a tree that runs the TCP-AO groups (6.12 and 7.3 with
-    CONFIG_TCP_AO), accecn=True for one that runs the AccECN groups (7.3),
-    mptcp=True for a build with CONFIG_MPTCP. All are ignored when
-    @expected is given.
+    @expected defaults to cross_product(@kinds): pass the kinds the tree
+    writes (Settings.kinds), so that TCP-AO's groups are due on a tree
+    with CONFIG_TCP_AO, AccECN's on 7.3, MPTCP's with CONFIG_MPTCP.
+    @kinds is ignored when @expected is given.
     """
     result = SweepResult(total=len(records))
     seen: Counter[Inputs] = Counter()
@@ -136,8 +142,7 @@ def compare(records: Sequence[Mapping[str, str]],
             result.invalid.append(Invalid(dict(record), str(error)))
     result.duplicates = [Duplicate(inputs, count)
                          for inputs, count in seen.items() if count > 1]
-    wanted = model.cross_product(ao=ao, accecn=accecn, mptcp=mptcp) \
-        if expected is None else expected
+    wanted = cross_product(kinds) if expected is None else expected
     result.missing = [inputs for inputs in wanted if inputs not in seen]
     wanted_set = set(wanted)
     result.unexpected = [inputs for inputs in seen
