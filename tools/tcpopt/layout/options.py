@@ -1,12 +1,12 @@
-"""The host's one list of TCP option kinds, and packetdrill text both ways.
+"""The host's TCP option vocabulary, and packetdrill text both ways.
 
-KINDS holds every kind the harness knows, as kunit/'s tcp_opt_decoders[]
-does in C: its number, name and lengths, how its bytes decode to spans and
-packetdrill text (decode, packetdrill), its packetdrill pattern
-(parse_layout), its picture style (svg), how tshark shows it (dissect),
-and which trees write it (settings) and with which sweep groups (sweep).
-model.py, the independent reference the sweep compares the kernel with,
-keeps its own on purpose.
+KINDS is the one list of option kinds the harness knows, as kunit/'s
+tcp_opt_decoders[] is in C: each kind's number, name and lengths, how its
+bytes decode to spans and packetdrill text (decode, packetdrill), its
+packetdrill pattern (parse_layout), its picture style (svg), how tshark
+shows it (dissect), which trees write it (settings) and with which sweep
+groups (sweep). model.py, the independent reference the sweep compares
+the kernel with, keeps its own on purpose.
 """
 
 from __future__ import annotations
