@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import tempfile
 import unittest
 from pathlib import Path
+from typing import List
 
-from tcpopt.core.settings import REPO
+from tcpopt.core.settings import REPO, TREES, version_key
 from tcpopt.log import expected, ktap
 
 DATA = Path(__file__).resolve().parent / 'data'
@@ -148,6 +150,141 @@ class RealSourceTest(unittest.TestCase):
         with open(DATA / 'ktap-pass.log') as lines:
             run = ktap.parse(lines)
         self.assertLessEqual({c.name for c in run.cases}, set(self.names))
+
+
+
+# The regexes expected.py read the tables with before its scanner, keyed
+# to tab indentation; frozen here so that the scanner must give their
+# names on the real sources.
+OLD_ARRAY_PARAM = re.compile(
+    r'KUNIT_ARRAY_PARAM(?:_DESC)?\(\s*(\w+)\s*,\s*(\w+)\s*,')
+OLD_ARRAY = re.compile(r'static const struct \w+ (\w+)\[\] = \{(.*?)\n\};',
+                       re.S)
+OLD_CASE_ARRAY = re.compile(
+    r'static struct kunit_case (\w+)\[\] = \{(.*?)\n\};', re.S)
+OLD_NAME = re.compile(r'^\t(?:\t\.name = |\{ )"([^"]+)"', re.M)
+OLD_CASE = re.compile(r'KUNIT_CASE(?:_SLOW)?\(\s*(\w+)\s*\)')
+OLD_CASE_PARAM = re.compile(r'KUNIT_CASE_PARAM\(\s*\w+\s*,\s*(\w+)\s*\)')
+
+
+def old_case_names(source: str) -> List[str]:
+    generators = {f'{m.group(1)}_gen_params': m.group(2)
+                  for m in OLD_ARRAY_PARAM.finditer(source)}
+    tables = {m.group(1): OLD_NAME.findall(m.group(2))
+              for m in OLD_ARRAY.finditer(source)}
+    names: List[str] = []
+    for case_array in OLD_CASE_ARRAY.finditer(source):
+        for entry in re.finditer(r'KUNIT_CASE\w*\([^)]*\)',
+                                 case_array.group(2)):
+            param = OLD_CASE_PARAM.match(entry.group(0))
+            plain = OLD_CASE.match(entry.group(0))
+            if param:
+                names.extend(tables.get(generators.get(param.group(1), ''),
+                                        []))
+            elif plain:
+                names.append(plain.group(1))
+    return names
+
+
+# What a default run declares on each tree (the upstream suites with the
+# tree's guards resolved), as the regexes counted it.
+CASES_PER_TREE = {expected.MAINLINE: 340, (6, 1): 321, (6, 12): 327,
+                  (7, 3): 340}
+
+
+class ScannerOnTheRealSourcesTest(unittest.TestCase):
+
+    def test_every_tree_knows_its_count(self) -> None:
+        self.assertEqual(set(CASES_PER_TREE) - {expected.MAINLINE},
+                         {version_key(tree) for tree in TREES})
+
+    def test_same_names_as_the_regexes_on_every_tree(self) -> None:
+        for version, count in CASES_PER_TREE.items():
+            paths = expected.sources(KUNIT_DIR, version) + \
+                [KUNIT_DIR / 'tcp_options_bench.c']
+            with self.subTest(version=version):
+                for path in paths:
+                    text = expected.read_source(path, version)
+                    self.assertEqual(expected.case_names(text),
+                                     old_case_names(text), path.name)
+                self.assertEqual(
+                    len(expected.expected_cases(KUNIT_DIR, version)), count)
+
+
+class ReformattedTableTest(unittest.TestCase):
+    """The names do not hang on the layout of the source."""
+
+    WANT = ['first_row', 'second_row', 'demo_plain_test']
+
+    def variant(self, first: str, second: str = '') -> str:
+        """SNIPPET with its table's rows replaced."""
+        rows = second or '\t{\n\t\t.name = "second_row",\n\t\t.in = 2,\n\t},\n'
+        head, rest = SNIPPET.split('static const struct demo_case '
+                                   'demo_cases[] = {\n')
+        tail = rest[rest.index('};\n'):]
+        return (head + 'static const struct demo_case demo_cases[] = {\n' +
+                first + rows + tail)
+
+    def assertNames(self, source: str) -> None:
+        self.assertEqual(expected.case_names(source), self.WANT)
+
+    def test_spaces_instead_of_tabs(self) -> None:
+        source = SNIPPET.replace('\t', '    ')
+        self.assertNames(source)
+        # What the tab-keyed regexes made of it: the rows were lost.
+        self.assertEqual(old_case_names(source), ['demo_plain_test'])
+
+    def test_a_row_on_one_line(self) -> None:
+        self.assertNames(self.variant(
+            '{.name="first_row",.in=1},', '  { .name = "second_row" }'))
+
+    def test_name_not_the_first_member(self) -> None:
+        self.assertNames(self.variant(
+            '\t{\n\t\t.in = 1,\n\t\t.name = "first_row",\n\t},\n'))
+
+    def test_comments_with_braces_and_quotes(self) -> None:
+        self.assertNames(self.variant(
+            '\t/* { "not_a_row" }, } */\n'
+            '\t{ // .name = "nor_this" {\n'
+            '\t\t.name = /* "or_this" */ "first_row",\n\t},\n'))
+
+    def test_strings_and_chars_with_braces(self) -> None:
+        self.assertNames(self.variant(
+            '\t{ .sep = \'{\', .label = "} {", .name = "first_row" },\n'))
+
+    def test_a_nested_initializer_before_the_name(self) -> None:
+        self.assertNames(self.variant(
+            '\t{ .in = { .name = "inner", .x = { 1 } },\n'
+            '\t  .name = "first_row" },\n'))
+
+    def test_positional_rows(self) -> None:
+        self.assertNames(self.variant(
+            '\t{ { "inner" }, "first_row", 1 },\n',
+            '\t{ "second_row", "not_this" }\n'))
+
+    def test_adjacent_literals_are_one_name(self) -> None:
+        self.assertNames(self.variant('\t{ .name = "first" "_row" },\n'))
+
+    def test_closing_brace_on_the_last_row(self) -> None:
+        source = SNIPPET.replace('\t},\n};\n\nKUNIT_ARRAY_PARAM',
+                                 '\t} };\n\nKUNIT_ARRAY_PARAM')
+        self.assertNames(source)
+
+    def test_preprocessor_lines_do_not_count(self) -> None:
+        self.assertNames(self.variant(
+            '#define ROW_OPEN {\n'
+            '\t{ .name = "first_row" },\n'))
+
+    def test_case_array_reformatted(self) -> None:
+        source = SNIPPET.replace(
+            'static struct kunit_case demo_test_cases[] = {\n'
+            '\tKUNIT_CASE_PARAM(demo_layout_test, demo_gen_params),\n'
+            '\tKUNIT_CASE(demo_plain_test),\n\t{}\n};',
+            'static struct kunit_case demo_test_cases[] = { '
+            'KUNIT_CASE_PARAM( demo_layout_test,demo_gen_params ), '
+            '/* KUNIT_CASE(commented_out), */ KUNIT_CASE(demo_plain_test), '
+            '{} };')
+        self.assertNames(source)
 
 
 if __name__ == '__main__':
