@@ -234,46 +234,39 @@ class ReformattedTableTest(unittest.TestCase):
         # What the tab-keyed regexes made of it: the rows were lost.
         self.assertEqual(old_case_names(source), ['demo_plain_test'])
 
-    def test_a_row_on_one_line(self) -> None:
-        self.assertNames(self.variant(
-            '{.name="first_row",.in=1},', '  { .name = "second_row" }'))
-
-    def test_name_not_the_first_member(self) -> None:
-        self.assertNames(self.variant(
-            '\t{\n\t\t.in = 1,\n\t\t.name = "first_row",\n\t},\n'))
-
-    def test_comments_with_braces_and_quotes(self) -> None:
-        self.assertNames(self.variant(
+    # Reformatted rows -> (first row, second row or '' for SNIPPET's).
+    ROWS = {
+        'a row on one line': ('{.name="first_row",.in=1},',
+                              '  { .name = "second_row" }'),
+        '.name not the first member': (
+            '\t{\n\t\t.in = 1,\n\t\t.name = "first_row",\n\t},\n', ''),
+        'comments with braces and quotes': (
             '\t/* { "not_a_row" }, } */\n'
             '\t{ // .name = "nor_this" {\n'
-            '\t\t.name = /* "or_this" */ "first_row",\n\t},\n'))
-
-    def test_strings_and_chars_with_braces(self) -> None:
-        self.assertNames(self.variant(
-            '\t{ .sep = \'{\', .label = "} {", .name = "first_row" },\n'))
-
-    def test_a_nested_initializer_before_the_name(self) -> None:
-        self.assertNames(self.variant(
+            '\t\t.name = /* "or_this" */ "first_row",\n\t},\n', ''),
+        'strings and chars with braces': (
+            '\t{ .sep = \'{\', .label = "} {", .name = "first_row" },\n', ''),
+        'a nested initializer before the name': (
             '\t{ .in = { .name = "inner", .x = { 1 } },\n'
-            '\t  .name = "first_row" },\n'))
+            '\t  .name = "first_row" },\n', ''),
+        'positional rows': ('\t{ { "inner" }, "first_row", 1 },\n',
+                            '\t{ "second_row", "not_this" }\n'),
+        'adjacent literals are one name': (
+            '\t{ .name = "first" "_row" },\n', ''),
+        'preprocessor lines do not count': (
+            '#define ROW_OPEN {\n\t{ .name = "first_row" },\n', ''),
+    }
 
-    def test_positional_rows(self) -> None:
-        self.assertNames(self.variant(
-            '\t{ { "inner" }, "first_row", 1 },\n',
-            '\t{ "second_row", "not_this" }\n'))
-
-    def test_adjacent_literals_are_one_name(self) -> None:
-        self.assertNames(self.variant('\t{ .name = "first" "_row" },\n'))
+    def test_reformatted_rows(self) -> None:
+        for what, (first, second) in self.ROWS.items():
+            with self.subTest(what):
+                self.assertNames(self.variant(first, second))
 
     def test_closing_brace_on_the_last_row(self) -> None:
         source = SNIPPET.replace('\t},\n};\n\nKUNIT_ARRAY_PARAM',
                                  '\t} };\n\nKUNIT_ARRAY_PARAM')
+        self.assertNotEqual(source, SNIPPET)
         self.assertNames(source)
-
-    def test_preprocessor_lines_do_not_count(self) -> None:
-        self.assertNames(self.variant(
-            '#define ROW_OPEN {\n'
-            '\t{ .name = "first_row" },\n'))
 
     def test_case_array_reformatted(self) -> None:
         source = SNIPPET.replace(
@@ -284,6 +277,7 @@ class ReformattedTableTest(unittest.TestCase):
             'KUNIT_CASE_PARAM( demo_layout_test,demo_gen_params ), '
             '/* KUNIT_CASE(commented_out), */ KUNIT_CASE(demo_plain_test), '
             '{} };')
+        self.assertNotEqual(source, SNIPPET)
         self.assertNames(source)
 
 
