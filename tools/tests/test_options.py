@@ -22,15 +22,11 @@ class VocabularyTest(unittest.TestCase):
     def test_one_entry_per_kind(self) -> None:
         numbers = [kind.number for kind in options.KINDS]
         self.assertEqual(len(numbers), len(set(numbers)))
-        self.assertEqual(sorted(numbers),
-                         [2, 3, 4, 5, 8, 19, 29, 30, 34, 172, 174, 254])
         self.assertEqual(options.BY_NUMBER[8], options.TS)
 
     def test_fixed_lengths(self) -> None:
-        self.assertEqual({kind.name: kind.length for kind in options.KINDS
-                          if kind.length is not None},
-                         {'MSS': 4, 'WS': 3, 'SACK_PERM': 2, 'TS': 10,
-                          'MD5': 18})
+        self.assertEqual((options.MSS.length, options.TS.length), (4, 10))
+        self.assertIsNone(options.SACK.length)
 
     def test_every_pattern_reads_its_own_decoders_text(self) -> None:
         samples = {
