@@ -1,4 +1,4 @@
-"""docs/harness.md's module table is the one tcpopt.core.moduletable makes,
+"""docs/modules.md is the one tcpopt.core.moduletable makes,
 and every module's docstring opens with a line that says its job."""
 
 from __future__ import annotations
@@ -13,15 +13,10 @@ from tcpopt.core import moduletable
 
 class DocTableTest(unittest.TestCase):
 
-    def test_the_doc_has_the_generated_table(self) -> None:
-        text = moduletable.DOC.read_text()
-        self.assertIsNotNone(moduletable.section(text),
-                             'docs/harness.md has lost its module table '
-                             'markers')
-        self.assertEqual(moduletable.section(text), moduletable.table(),
-                         'docs/harness.md: the module table is stale; run '
-                         'cd tools && python3 -m tcpopt.core.moduletable '
-                         '--write')
+    def test_the_doc_is_the_generated_one(self) -> None:
+        self.assertEqual(moduletable.DOC.read_text(), moduletable.document(),
+                         'docs/modules.md is stale; run cd tools && '
+                         'python3 -m tcpopt.core.moduletable --write')
 
     def test_every_module_has_a_row(self) -> None:
         rows = moduletable.table().splitlines()[2:]
@@ -79,21 +74,11 @@ class GeneratorTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, 'bare.py: no docstring'):
             moduletable.table(self.root)
 
-    def test_a_stale_section_differs_and_write_replaces_it(self) -> None:
-        fresh = moduletable.table(self.root)
-        doc = (f'# Doc\n\nIntro:\n\n{moduletable.BEGIN}\n| old |\n'
-               f'{moduletable.END}\n\nAfter.\n')
-        self.assertNotEqual(moduletable.section(doc), fresh)
-        new = moduletable.rewritten(doc, fresh)
-        self.assertEqual(moduletable.section(new), fresh)
-        self.assertTrue(new.startswith('# Doc\n\nIntro:\n\n'))
-        self.assertTrue(new.endswith(f'{moduletable.END}\n\nAfter.\n'))
-        self.assertEqual(moduletable.rewritten(new, fresh), new)
-
-    def test_no_markers_no_section(self) -> None:
-        self.assertIsNone(moduletable.section('# Doc\n'))
-        with self.assertRaises(ValueError):
-            moduletable.rewritten('# Doc\n', '| x |\n')
+    def test_the_document_says_how_it_is_made(self) -> None:
+        text = moduletable.document(self.root)
+        self.assertTrue(text.startswith('# The modules of tools/tcpopt\n'))
+        self.assertIn('python3 -m tcpopt.core.moduletable --write', text)
+        self.assertTrue(text.endswith(moduletable.table(self.root)))
 
 
 if __name__ == '__main__':
