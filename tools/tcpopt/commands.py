@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import IO, Iterator, List, Optional, Sequence
 
 from tcpopt.bench import hotpath, timings
-from tcpopt.core import workdir
+from tcpopt.core import fs, workdir
 from tcpopt.core.errors import EXIT_FAILED, EXIT_OK, UsageError
 from tcpopt.core.settings import DEFAULT_SUITES, REPO, Settings
 from tcpopt.layout import capture, tables
@@ -32,6 +32,7 @@ from tcpopt.run_checks import (Tally, capture_report, heading, kunit_step,
                                twice_step)
 from tcpopt.series import buildcheck, patchset, plain
 from tcpopt.tree import accel, worktree
+from tcpopt.tree.identity import read_state
 
 
 @dataclass
@@ -50,7 +51,7 @@ def write_json(target: Optional[str], document: dict,
         (stdout or sys.stdout).write(text)
         (stdout or sys.stdout).flush()
     else:
-        worktree.write_atomic(Path(target), text)
+        fs.write_atomic(Path(target), text)
 
 
 @contextmanager
@@ -130,7 +131,7 @@ def cmd_parse(settings: Settings, log: Optional[Path],
     glob = run_filter(settings, run)
     with json_channel(output) as channel:
         verdict = judge(run, due_in(settings, run))
-        print(f'log: {worktree.display(log)}' +
+        print(f'log: {fs.display(log)}' +
               (f' (filter {glob}: what ran is judged)' if glob else ''))
         show_run(run, verdict, output.raw)
         write_json(output.json, as_json(settings.tree, verdict, run),
@@ -195,7 +196,7 @@ def cmd_series(settings: Settings, action: str,
     if action == 'regen':
         written = patchset.regen(settings)
         for path in written:
-            print(f'rewrote {worktree.display(path)}')
+            print(f'rewrote {fs.display(path)}')
         print(f'kernel-patches/{settings.tree}: {len(written)} patches '
               'regenerated from kunit/')
         return 0
@@ -273,7 +274,7 @@ def list_mutants(settings: Settings, functions: Optional[List[str]],
                  ids: Optional[List[str]]) -> None:
     """Only reads the sources: a prepared tree needs no lock, so a list
     works while a run holds it."""
-    if worktree.read_state(settings.source) is None:
+    if read_state(settings.source) is None:
         with worktree.locked(settings):
             worktree.prepare(settings)
     every = generated.select(generated.all_mutants(
@@ -308,13 +309,13 @@ def cmd_mutate(settings: Settings, functions: Optional[List[str]],
             name = settings.tree + (f'-{group}' if group else '')
             out = settings.repo / 'docs' / 'mutation' / f'{name}.md'
             out.parent.mkdir(parents=True, exist_ok=True)
-            worktree.write_atomic(out, generated.render(
+            fs.write_atomic(out, generated.render(
                 settings, chosen, results, equivalents,
                 f'./run.sh mutate --tree {settings.tree}'
                 + (f' --functions {group}' if group else ''),
                 time.strftime('%Y-%m-%d'), machine_line(settings),
                 functions))
-            print(f'wrote {worktree.display(out)} '
+            print(f'wrote {fs.display(out)} '
                   f'({time.monotonic() - started:.0f} s this run)')
         alive = generated.survivors(chosen, results, equivalents)
         return 0 if not alive and not total.flagged else 1

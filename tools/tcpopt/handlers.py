@@ -24,7 +24,8 @@ from tcpopt.core.settings import (BACKPORTED, DEFAULT_TREE, MUTATION_SEED,
 from tcpopt.log.expected import filter_problem
 from tcpopt.mutation import generated
 from tcpopt.pipeline import cmd_test
-from tcpopt.tree import backports, worktree
+from tcpopt.tree import backports
+from tcpopt.tree.identity import kernel_version
 
 
 def existing(patches: Optional[List[Path]]) -> List[Path]:
@@ -40,7 +41,7 @@ def source_settings(directory: Path, sanitize: bool) -> Settings:
     if not (directory / 'Makefile').is_file():
         raise UsageError(f'--source {directory}: not the top of a kernel '
                          'source tree (no Makefile)')
-    return Settings.for_source(directory, worktree.kernel_version(directory),
+    return Settings.for_source(directory, kernel_version(directory),
                                sanitize=sanitize)
 
 

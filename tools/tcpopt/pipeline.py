@@ -16,7 +16,7 @@ from typing import Callable, List, Optional, Sequence
 
 from tcpopt.bench import steptime
 from tcpopt.bisect import demo as bisect_demo
-from tcpopt.core import workdir
+from tcpopt.core import fs, workdir
 from tcpopt.core.errors import HarnessError
 from tcpopt.core.settings import (BUILD_FREE_IN_CI, BUILD_FREE_STEPS,
                                   DEFAULT_TREE, HEAVY_STEPS, MUTATION_SAMPLE,
@@ -76,7 +76,7 @@ def cost_step(settings: Settings, tally: Tally) -> None:
 
 def bisectable_step(settings: Settings, tally: Tally) -> None:
     for result in bisectable.check(settings):
-        name = worktree.display(result.patch)
+        name = fs.display(result.patch)
         print(f'PASS {name}' if result.ok else f'FAIL {name}: {result.problem}')
         tally.add(result.ok)
 
@@ -365,8 +365,8 @@ def write_step_times(settings: Settings, times: List[steptime.StepTime],
     header['disk'] = workdir.disk_usage(settings.work_dir)
     header['wall'] = round(time.monotonic() - steptime.STARTED)
     steptime.save(times, settings.work_dir / 'test-steps.json', header)
-    worktree.write_atomic(settings.work_dir / 'test-steps.md',
-                          steptime.section(header, times))
+    fs.write_atomic(settings.work_dir / 'test-steps.md',
+                    steptime.section(header, times))
     print(f'step times: {settings.work_dir / "test-steps.md"}')
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from tcpopt.core.errors import HarnessError
+from tcpopt.core.fs import display
 from tcpopt.core.settings import DEFAULT_SUITES, Settings
 from tcpopt.layout import capture, dissect, sweep, tables
 from tcpopt.log import ktap
@@ -19,6 +20,7 @@ from tcpopt.log.expected import expected_cases, suite_names
 from tcpopt.log.report import (Verdict, failure_details, judge, layout_table,
                                raw_lines, summary)
 from tcpopt.tree import kernel, sanitize, twice, worktree
+from tcpopt.tree.identity import kernel_version
 
 
 @dataclass
@@ -49,7 +51,7 @@ def kunit_step(settings: Settings, inject: Optional[List[Path]] = None,
     report every case; the run, None without a log, is the one reading
     of test.log that every check after this step takes."""
     source = worktree.prepare(settings, inject)
-    version = worktree.kernel_version(source)
+    version = kernel_version(source)
     print(f'tree: {settings.label} {version} in {source}', flush=True)
     status, log = build_and_boot(settings, source)
     # --filter leaves cases out on purpose; KTAP's plan still shows a
@@ -202,7 +204,7 @@ def report_splats(settings: Settings, reports: list) -> bool:
     log = settings.build_dir / 'test.log'
     print(f'\n{"FAIL" if reports else "PASS"} {settings.tree} with KASAN, '
           f'UBSAN, KFENCE and lockdep: {sanitize.counts(reports)} splats in '
-          f'{worktree.display(log)}', flush=True)
+          f'{display(log)}', flush=True)
     return not reports
 
 
@@ -247,7 +249,7 @@ def twice_step(settings: Settings, tally: Tally) -> bool:
           f'suites twice in one boot, {len(second.passed)} cases passed the '
           f'second time, {sanitize.counts(reports)} splats'
           + ('' if boot.done else ', /init never finished')
-          + f' in {worktree.display(settings.build_dir / "twice.log")}',
+          + f' in {display(settings.build_dir / "twice.log")}',
           flush=True)
     tally.add(ok)
     return ok

@@ -7,8 +7,8 @@ import unittest
 from pathlib import Path
 
 from tcpopt.core.settings import REPO
-from tcpopt.series import checkpatch
-from tcpopt.tree import worktree
+from tcpopt.core import fs
+from tcpopt.series import checkpatch, seriesfile
 
 GOOD_SUBJECT = 'Subject: [PATCH 1/2] tcp: do one thing\n'
 SIGNOFF = 'Signed-off-by: A Tester <tester@example.org>\n'
@@ -58,7 +58,7 @@ class SeriesConventionsTest(unittest.TestCase):
 
     def test_stored_patches_have_tcp_subjects_and_no_signoff(self) -> None:
         """The export signs them; stored, they carry no identity."""
-        patches = worktree.read_series(REPO / 'kernel-patches/6.1')
+        patches = seriesfile.read_series(REPO / 'kernel-patches/6.1')
         self.assertEqual(len(patches), 7)
         self.assertEqual(sorted(patches), sorted(
             (REPO / 'kernel-patches/6.1').glob('*/000[1-9]-*.patch')))
@@ -104,9 +104,9 @@ class CheckResultTest(unittest.TestCase):
         self.assertFalse(checkpatch.CheckResult(Path('x'), ['1 errors']).ok)
 
     def test_display_is_relative_to_the_checkout(self) -> None:
-        self.assertEqual(worktree.display(REPO / 'kunit' / 'a.c'),
+        self.assertEqual(fs.display(REPO / 'kunit' / 'a.c'),
                          'kunit/a.c')
-        self.assertEqual(worktree.display(Path('/elsewhere/a.c')),
+        self.assertEqual(fs.display(Path('/elsewhere/a.c')),
                          '/elsewhere/a.c')
 
 

@@ -418,7 +418,7 @@ class OneParsePerTreeTest(unittest.TestCase):
                 mock.patch.multiple('tcpopt.pipeline', **skipped), \
                 mock.patch('tcpopt.tree.worktree.prepare',
                            return_value=self.work), \
-                mock.patch('tcpopt.tree.worktree.kernel_version',
+                mock.patch('tcpopt.run_checks.kernel_version',
                            return_value='6.1.192'), \
                 mock.patch('tcpopt.layout.dissect.find_tshark',
                            return_value='tshark'), \

@@ -11,9 +11,9 @@ from unittest import mock
 
 from tcpopt.bench import hotpath
 from tcpopt.core.settings import BENCH_SOURCE, BENCH_SUITE, Settings
-from tcpopt.tree import worktree
+from tcpopt.tree import scratch
 from tcpopt.tree.accel import Accel
-from tcpopt.tree.worktree import STAMP
+from tcpopt.tree.identity import STAMP
 
 DATA = Path(__file__).resolve().parent / 'data'
 LOGS = {'pristine': 'bench-pristine.log', 'patched': 'bench-patched.log',
@@ -204,7 +204,7 @@ class TreesTest(unittest.TestCase):
         with mock.patch.dict('os.environ',
                              {'TCPOPT_TARBALL': str(self.tarball)}), \
                 mock.patch('tcpopt.bench.hotpath.log'), \
-                mock.patch('tcpopt.tree.worktree.log'):
+                mock.patch('tcpopt.core.fs.log'):
             return hotpath.sync_tree(self.settings, side)
 
     def test_patched_tree_has_the_whole_series(self) -> None:
@@ -248,7 +248,7 @@ class TreesTest(unittest.TestCase):
         self.assertIn('tcp_output_again',
                       (src / 'net/ipv4/tcp_output.c').read_text())
         mark = json.loads(src.with_name(
-            src.name + worktree.SCRATCH_SUFFIX).read_text())
+            src.name + scratch.SCRATCH_SUFFIX).read_text())
         self.assertEqual([name for name, _ in mark['patches']],
                          ['0001-change.patch', '0002-hook.patch'])
 
@@ -279,7 +279,7 @@ class TreesTest(unittest.TestCase):
         with mock.patch.dict('os.environ',
                              {'TCPOPT_TARBALL': str(self.tarball)}), \
                 mock.patch('tcpopt.bench.hotpath.log'), \
-                mock.patch('tcpopt.tree.worktree.log'):
+                mock.patch('tcpopt.core.fs.log'):
             result = hotpath.measure(self.settings, Accel('tcg', 'test'), run)
         return result, calls
 

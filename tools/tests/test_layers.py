@@ -10,7 +10,7 @@ from tcpopt.core.settings import REPO, Settings
 from tcpopt.handlers import check_trailers
 from tcpopt.log import expected
 from tcpopt.series import checkpatch, patchset
-from tcpopt.tree.worktree import kunit_sources
+from tcpopt.tree.overlay import kunit_sources
 
 WORK = Path('/nonexistent/work')
 
@@ -145,15 +145,15 @@ class KnownExceptionTest(unittest.TestCase):
 class BaseIdentityTest(unittest.TestCase):
     def test_src_state_wins_over_a_copied_pristine_stamp(self) -> None:
         import tempfile
-        from tcpopt.tree import worktree
+        from tcpopt.tree import identity
         with tempfile.TemporaryDirectory() as tmp:
             src = Path(tmp)
-            (src / worktree.STAMP).write_text('tarball')
-            (src / worktree.STATE).write_text('tarball + series v2')
-            self.assertEqual(worktree.base_identity(src),
+            (src / identity.STAMP).write_text('tarball')
+            (src / identity.STATE).write_text('tarball + series v2')
+            self.assertEqual(identity.base_identity(src),
                              'tarball + series v2')
-            (src / worktree.STATE).unlink()
-            self.assertEqual(worktree.base_identity(src), 'tarball')
+            (src / identity.STATE).unlink()
+            self.assertEqual(identity.base_identity(src), 'tarball')
 
 
 class HotPathVerdictTest(unittest.TestCase):

@@ -31,7 +31,8 @@ from typing import Callable, Dict, List, Tuple
 
 from tcpopt.core.settings import REPO, Settings
 from tcpopt.log.expected import expected_cases
-from tcpopt.tree import kernel, worktree
+from tcpopt.series import seriesfile
+from tcpopt.tree import kernel
 
 DATA = Path(__file__).resolve().parent / 'data' / 'misuse'
 TREE = '6.1'
@@ -105,7 +106,7 @@ def pristine_files() -> Dict[str, List[str]]:
     A later patch's line numbers count the earlier patches' lines: map them
     back through every earlier hunk that ends before them.
     """
-    per_patch = [parse_hunks(p) for p in worktree.read_series(PATCH_DIR)]
+    per_patch = [parse_hunks(p) for p in seriesfile.read_series(PATCH_DIR)]
     # Files the series creates (a hunk at old line 0) are not pristine.
     created = {name for hunks in per_patch for name, file_hunks in
                hunks.items() if any(h[0] == 0 for h in file_hunks)}

@@ -14,7 +14,7 @@ from unittest import mock
 from tcpopt import cli
 from tcpopt.core.errors import HarnessError, UsageError
 from tcpopt.core.settings import Settings, series_tree_for
-from tcpopt.tree import worktree
+from tcpopt.tree import identity, usersource
 
 from tests.test_worktree import (KCONFIG, MAKEFILE, P1, P2, TCP_OUTPUT,
                                  make_repo)
@@ -98,8 +98,8 @@ class FakeUserTreeCase(unittest.TestCase):
                                      repo=repo, user_source=self.user)
 
     def sync(self) -> Path:
-        with mock.patch('tcpopt.tree.worktree.log'):
-            return worktree.ensure_user_source(self.settings)
+        with mock.patch('tcpopt.tree.usersource.log'):
+            return usersource.ensure_user_source(self.settings)
 
 
 class UserTreeTest(FakeUserTreeCase):
@@ -159,12 +159,12 @@ class CarriedSeriesTest(FakeUserTreeCase):
                            check=True)
 
     def sync_logged(self) -> tuple[Path, str]:
-        with mock.patch('tcpopt.tree.worktree.log') as log:
-            src = worktree.ensure_user_source(self.settings)
+        with mock.patch('tcpopt.tree.usersource.log') as log:
+            src = usersource.ensure_user_source(self.settings)
         return src, '\n'.join(call.args[0] for call in log.call_args_list)
 
     def carried(self, src: Path) -> int:
-        return json.loads((src / worktree.STATE).read_text())['carried']
+        return json.loads((src / identity.STATE).read_text())['carried']
 
     def assert_series_once(self, src: Path) -> None:
         tcp = (src / 'net/ipv4/tcp_output.c').read_text()
@@ -206,10 +206,10 @@ class CarriedSeriesTest(FakeUserTreeCase):
     def test_carried_patches_are_found_before_the_mirror(self) -> None:
         self.apply(P1)
         calls = mock.Mock()
-        with mock.patch('tcpopt.tree.worktree.carried_prefix',
-                        wraps=worktree.carried_prefix) as carried, \
-                mock.patch('tcpopt.tree.worktree.mirror_user_tree',
-                           wraps=worktree.mirror_user_tree) as mirror:
+        with mock.patch('tcpopt.tree.usersource.carried_prefix',
+                        wraps=usersource.carried_prefix) as carried, \
+                mock.patch('tcpopt.tree.usersource.mirror_user_tree',
+                           wraps=usersource.mirror_user_tree) as mirror:
             calls.attach_mock(carried, 'carried_prefix')
             calls.attach_mock(mirror, 'mirror_user_tree')
             self.sync()
@@ -218,7 +218,7 @@ class CarriedSeriesTest(FakeUserTreeCase):
 
     def test_a_patch_neither_carried_nor_applying_copies_nothing(self) -> None:
         (self.user / 'net/ipv4/tcp_output.c').write_text('/* rewritten */\n')
-        with mock.patch('tcpopt.tree.worktree.mirror_user_tree') as mirror, \
+        with mock.patch('tcpopt.tree.usersource.mirror_user_tree') as mirror, \
                 self.assertRaisesRegex(HarnessError,
                                        f'{P1} does not apply to Linux '
                                        r'9\.9\.3 from .*hunk #1 FAILED'):

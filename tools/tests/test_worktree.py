@@ -1,4 +1,4 @@
-"""worktree: extract, patch and overlay a fake kernel tree in a temp dir.
+"""worktree, scratch, patching, overlay: a fake kernel tree in a temp dir.
 
 Each test builds a tiny 'linux-source-9.9' tarball and a repository layout
 with kernel-patches/9.9/ and kunit/, then points Settings at them.
@@ -18,8 +18,10 @@ from pathlib import Path
 from unittest import mock
 
 from tcpopt.core.errors import HarnessError
+from tcpopt.core import fs
 from tcpopt.core.settings import OVERLAY_DIR, Settings
-from tcpopt.tree import worktree
+from tcpopt.series import seriesfile
+from tcpopt.tree import identity, overlay, patching, scratch, worktree
 
 MAKEFILE = ('# SPDX-License-Identifier: GPL-2.0\n'
             'VERSION = 9\n'
@@ -182,19 +184,19 @@ class EnsureSourceTest(FakeTreeTestCase):
                          TCP_OUTPUT)
         self.assertEqual((pristine / 'net/ipv4/Kconfig').read_text(),
                          KCONFIG)
-        self.assertTrue((pristine / worktree.STAMP).is_file())
+        self.assertTrue((pristine / identity.STAMP).is_file())
 
     def test_state_file_records_version_series_and_files(self) -> None:
         self.ensure_source()
-        state = json.loads(self.src_file(worktree.STATE))
+        state = json.loads(self.src_file(identity.STATE))
         self.assertEqual(state['version'], '9.9.3')
         self.assertEqual([name for name, _ in state['series']], [P1, P2])
         self.assertEqual(state['series'][0][1],
-                         worktree.sha256(self.patch_dir / P1))
+                         fs.sha256(self.patch_dir / P1))
         self.assertEqual(state['files'],
                          ['net/ipv4/Kconfig', 'net/ipv4/tcp_output.c'])
         self.assertEqual(state['base'],
-                         worktree.tarball_identity(self.tarball))
+                         identity.tarball_identity(self.tarball))
 
     def test_no_staging_dirs_are_left(self) -> None:
         self.ensure_source()
@@ -205,7 +207,7 @@ class EnsureSourceTest(FakeTreeTestCase):
         self.ensure_source()
         src_inode = self.settings.source.stat().st_ino
         pristine_inode = self.settings.pristine.stat().st_ino
-        stamp_mtime = (self.settings.pristine / worktree.STAMP) \
+        stamp_mtime = (self.settings.pristine / identity.STAMP) \
             .stat().st_mtime_ns
         self.stderr = io.StringIO()
         with mock.patch('tcpopt.tree.worktree.subprocess.run',
@@ -214,7 +216,7 @@ class EnsureSourceTest(FakeTreeTestCase):
         self.assertEqual(self.settings.source.stat().st_ino, src_inode)
         self.assertEqual(self.settings.pristine.stat().st_ino,
                          pristine_inode)
-        self.assertEqual((self.settings.pristine / worktree.STAMP)
+        self.assertEqual((self.settings.pristine / identity.STAMP)
                          .stat().st_mtime_ns, stamp_mtime)
         self.assertEqual(self.stderr.getvalue(), '')
 
@@ -240,7 +242,7 @@ class EnsureSourceTest(FakeTreeTestCase):
         self.assertNotEqual(self.settings.source.stat().st_ino, old_inode)
         self.assertEqual(self.src_file('net/ipv4/Kconfig'), KCONFIG)
         self.assertIn('\treturn 10;', self.src_file('net/ipv4/tcp_output.c'))
-        state = json.loads(self.src_file(worktree.STATE))
+        state = json.loads(self.src_file(identity.STATE))
         self.assertEqual([name for name, _ in state['series']], [P1])
 
     def test_files_an_earlier_series_changed_are_touched(self) -> None:
@@ -302,7 +304,7 @@ class PatchFailureTest(FakeTreeTestCase):
         self.assertIn('\treturn 10;', self.src_file('net/ipv4/tcp_output.c'))
         self.assertIn('config FAKE_KUNIT_TEST',
                       self.src_file('net/ipv4/Kconfig'))
-        state = json.loads(self.src_file(worktree.STATE))
+        state = json.loads(self.src_file(identity.STATE))
         self.assertEqual([name for name, _ in state['series']], [P1, P2])
 
     def test_no_staging_dir_is_left(self) -> None:
@@ -375,30 +377,30 @@ class OverlayTest(FakeTreeTestCase):
         self.target = self.settings.source / OVERLAY_DIR
 
     def test_copies_c_files_into_net_ipv4(self) -> None:
-        copied = worktree.overlay_sources(self.settings)
+        copied = overlay.overlay_sources(self.settings)
         self.assertEqual(copied, [self.target / 'fake_test.c'])
         self.assertEqual((self.target / 'fake_test.c').read_text(),
                          '/* a KUnit suite */\n')
         self.assertFalse((self.target / 'README').exists())
 
     def test_second_call_copies_nothing(self) -> None:
-        worktree.overlay_sources(self.settings)
+        overlay.overlay_sources(self.settings)
         mtime = (self.target / 'fake_test.c').stat().st_mtime_ns
-        self.assertEqual(worktree.overlay_sources(self.settings), [])
+        self.assertEqual(overlay.overlay_sources(self.settings), [])
         self.assertEqual((self.target / 'fake_test.c').stat().st_mtime_ns,
                          mtime)
 
     def test_changed_file_is_copied_again(self) -> None:
-        worktree.overlay_sources(self.settings)
+        overlay.overlay_sources(self.settings)
         (self.settings.kunit_dir / 'fake_test.c').write_text('/* v2 */\n')
-        copied = worktree.overlay_sources(self.settings)
+        copied = overlay.overlay_sources(self.settings)
         self.assertEqual(copied, [self.target / 'fake_test.c'])
         self.assertEqual((self.target / 'fake_test.c').read_text(),
                          '/* v2 */\n')
 
     def test_headers_are_copied_too(self) -> None:
         (self.settings.kunit_dir / 'fake_compat.h').write_text('#pragma once\n')
-        copied = worktree.overlay_sources(self.settings)
+        copied = overlay.overlay_sources(self.settings)
         self.assertEqual(sorted(p.name for p in copied),
                          ['fake_compat.h', 'fake_test.c'])
         self.assertEqual(list(self.target.glob('*.new')), [])
@@ -410,11 +412,11 @@ class OverlayTest(FakeTreeTestCase):
         self.assertTrue((source / OVERLAY_DIR / 'fake_test.c').is_file())
 
     def test_rebuilt_src_gets_the_overlay_again(self) -> None:
-        worktree.overlay_sources(self.settings)
+        overlay.overlay_sources(self.settings)
         self.write_series(P1)
         self.ensure_source()
         self.assertFalse((self.target / 'fake_test.c').exists())
-        self.assertEqual(worktree.overlay_sources(self.settings),
+        self.assertEqual(overlay.overlay_sources(self.settings),
                          [self.target / 'fake_test.c'])
 
 
@@ -427,14 +429,14 @@ class ScratchTreeTest(FakeTreeTestCase):
             worktree.ensure_pristine(self.settings)
         self.build = self.settings.tree_dir / 'scratch-build'
 
-    def tree(self, **fields: object) -> worktree.ScratchTree:
+    def tree(self, **fields: object) -> scratch.ScratchTree:
         fields.setdefault('patches', [self.patch_dir / P1])
         fields.setdefault('base', self.settings.pristine)
-        return worktree.ScratchTree(
+        return scratch.ScratchTree(
             self.settings, self.settings.tree_dir / 'scratch' / 'src',
             builds=[self.build], **fields)
 
-    def ensure(self, tree: worktree.ScratchTree) -> Path:
+    def ensure(self, tree: scratch.ScratchTree) -> Path:
         with redirect_stderr(self.stderr):
             return tree.ensure()
 
@@ -442,7 +444,7 @@ class ScratchTreeTest(FakeTreeTestCase):
         src = self.ensure(self.tree())
         self.assertIn('return 10;', (src / 'net/ipv4/tcp_output.c').read_text())
         self.assertEqual(sorted(p.name for p in src.parent.iterdir()),
-                         ['src', 'src' + worktree.SCRATCH_SUFFIX])
+                         ['src', 'src' + scratch.SCRATCH_SUFFIX])
         self.assertNotIn('trying', self.tree().recorded())
 
     def test_an_unchanged_tree_is_not_copied_again(self) -> None:
@@ -538,30 +540,30 @@ class SeriesTest(unittest.TestCase):
             (self.dir / name).write_text('')
         (self.dir / 'series').write_text('# top\n\na.patch\n'
                                          '  b.patch   # note\n')
-        self.assertEqual(worktree.read_series(self.dir),
+        self.assertEqual(seriesfile.read_series(self.dir),
                          [self.dir / 'a.patch', self.dir / 'b.patch'])
 
     def test_missing_series_file(self) -> None:
         with self.assertRaises(HarnessError) as caught:
-            worktree.read_series(self.dir)
+            seriesfile.read_series(self.dir)
         self.assertIn('series is missing', str(caught.exception))
 
     def test_series_naming_a_missing_patch(self) -> None:
         (self.dir / 'series').write_text('gone.patch\n')
         with self.assertRaises(HarnessError) as caught:
-            worktree.read_series(self.dir)
+            seriesfile.read_series(self.dir)
         self.assertIn('gone.patch', str(caught.exception))
 
     def test_files_touched_reads_plus_lines(self) -> None:
         patch = self.dir / 'p.patch'
         patch.write_text(PATCH_1 + PATCH_2.replace(
             '+++ b/net/ipv4/Kconfig', '+++ b/net/ipv4/Kconfig\t2024-01-01'))
-        self.assertEqual(worktree.files_touched(patch),
+        self.assertEqual(seriesfile.files_touched(patch),
                          ['net/ipv4/tcp_output.c', 'net/ipv4/Kconfig'])
 
     def test_real_series_reads_both_layers_in_order(self) -> None:
         from tcpopt.core.settings import REPO
-        patches = worktree.read_series(REPO / 'kernel-patches/6.1')
+        patches = seriesfile.read_series(REPO / 'kernel-patches/6.1')
         self.assertEqual([(p.parent.name, p.name[:4]) for p in patches],
                          [('upstream', '0001'), ('upstream', '0002'),
                           ('upstream', '0003'), ('harness', '0001'),
@@ -578,15 +580,15 @@ class KernelVersionTest(unittest.TestCase):
 
     def test_fake_makefile(self) -> None:
         (self.dir / 'Makefile').write_text(MAKEFILE)
-        self.assertEqual(worktree.kernel_version(self.dir), '9.9.3')
+        self.assertEqual(identity.kernel_version(self.dir), '9.9.3')
 
     def test_extraversion_is_appended(self) -> None:
         (self.dir / 'Makefile').write_text(
             MAKEFILE.replace('EXTRAVERSION =', 'EXTRAVERSION = -rc2'))
-        self.assertEqual(worktree.kernel_version(self.dir), '9.9.3-rc2')
+        self.assertEqual(identity.kernel_version(self.dir), '9.9.3-rc2')
 
     def test_missing_makefile_is_unknown(self) -> None:
-        self.assertEqual(worktree.kernel_version(self.dir), 'unknown')
+        self.assertEqual(identity.kernel_version(self.dir), 'unknown')
 
 
 class DescribePatchFailureTest(unittest.TestCase):
@@ -595,7 +597,7 @@ class DescribePatchFailureTest(unittest.TestCase):
         output = ('checking file net/ipv4/tcp_output.c\n'
                   'Hunk #1 FAILED at 754.\n'
                   '1 out of 1 hunk FAILED\n')
-        self.assertEqual(worktree.describe_patch_failure(output),
+        self.assertEqual(patching.describe_patch_failure(output),
                          'net/ipv4/tcp_output.c: hunk #1 FAILED at line 754')
 
     def test_patching_file_form(self) -> None:
@@ -604,7 +606,7 @@ class DescribePatchFailureTest(unittest.TestCase):
                   'Hunk #2 FAILED at 1020.\n'
                   '1 out of 3 hunks FAILED -- saving rejects to file '
                   'net/ipv4/tcp_output.c.rej\n')
-        self.assertEqual(worktree.describe_patch_failure(output),
+        self.assertEqual(patching.describe_patch_failure(output),
                          'net/ipv4/tcp_output.c: hunk #2 FAILED at line 1020')
 
     def test_several_failures_are_counted(self) -> None:
@@ -613,7 +615,7 @@ class DescribePatchFailureTest(unittest.TestCase):
                   'Hunk #3 FAILED at 90.\n'
                   'checking file b.c\n'
                   'Hunk #1 FAILED at 7.\n')
-        self.assertEqual(worktree.describe_patch_failure(output),
+        self.assertEqual(patching.describe_patch_failure(output),
                          'a.c: hunk #1 FAILED at line 3 (+2 more)')
 
     def test_cant_find_file_to_patch(self) -> None:
@@ -626,7 +628,7 @@ class DescribePatchFailureTest(unittest.TestCase):
                   '--------------------------\n'
                   'No file to patch.  Skipping patch.\n'
                   '1 out of 1 hunk ignored\n')
-        self.assertEqual(worktree.describe_patch_failure(output),
+        self.assertEqual(patching.describe_patch_failure(output),
                          'net/ipv4/nope.c: not found in the tree')
 
     # patch(1) prints no 'checking file' line for a missing file: the name
@@ -644,23 +646,23 @@ class DescribePatchFailureTest(unittest.TestCase):
                   'No file to patch.  Skipping patch.\n'
                   '1 out of 1 hunk ignored\n')
         self.assertNotIn('tcp_output.c',
-                         worktree.describe_patch_failure(output))
+                         patching.describe_patch_failure(output))
 
     def test_already_applied(self) -> None:
         output = ('checking file net/ipv4/tcp_output.c\n'
                   'Reversed (or previously applied) patch detected!  '
                   'Skipping patch.\n'
                   '1 out of 1 hunk ignored\n')
-        self.assertEqual(worktree.describe_patch_failure(output),
+        self.assertEqual(patching.describe_patch_failure(output),
                          'net/ipv4/tcp_output.c: already applied')
 
     def test_unrecognised_output_gives_its_last_line(self) -> None:
-        self.assertEqual(worktree.describe_patch_failure(
+        self.assertEqual(patching.describe_patch_failure(
             'patch: **** Only garbage was found in the patch input.\n\n'),
             'patch: **** Only garbage was found in the patch input.')
 
     def test_empty_output(self) -> None:
-        self.assertEqual(worktree.describe_patch_failure(''), 'patch failed')
+        self.assertEqual(patching.describe_patch_failure(''), 'patch failed')
 
     def test_real_patch_output_for_a_missing_file(self) -> None:
         with tempfile.TemporaryDirectory() as tmp:
@@ -675,7 +677,7 @@ class DescribePatchFailureTest(unittest.TestCase):
                 capture_output=True, text=True, check=False)
         self.assertNotEqual(result.returncode, 0)
         self.assertIn('not found in the tree',
-                      worktree.describe_patch_failure(
+                      patching.describe_patch_failure(
                           result.stdout + result.stderr))
 
 
@@ -729,8 +731,8 @@ class SeedBuildTest(unittest.TestCase):
         (self.build / 'source').symlink_to(self.src)
 
     def test_paths_move_and_times_stay(self) -> None:
-        self.assertTrue(worktree.seed_build(self.build, self.target,
-                                            self.src, self.new_src))
+        self.assertTrue(scratch.seed_build(self.build, self.target,
+                                           self.src, self.new_src))
         cmd = self.target / 'net/ipv4/.tcp_output.o.cmd'
         text = cmd.read_text()
         self.assertNotIn(f'{self.src}/', text)
@@ -759,8 +761,8 @@ class SeedBuildTest(unittest.TestCase):
 
     def test_no_finished_kernel_no_seed(self) -> None:
         (self.build / 'arch/x86/boot/bzImage').unlink()
-        self.assertFalse(worktree.seed_build(self.build, self.target,
-                                             self.src, self.new_src))
+        self.assertFalse(scratch.seed_build(self.build, self.target,
+                                            self.src, self.new_src))
         self.assertFalse(self.target.exists())
 
 if __name__ == '__main__':
@@ -777,7 +779,7 @@ class OneScratchSchemeTest(unittest.TestCase):
     OWN_SCHEME = ('.tcpopt-', 'copy_tree(', 'replace_dir(', 'copy_into(',
                   "'cp'", 'DIRTY')
 
-    def test_no_scratch_scheme_outside_worktree(self) -> None:
+    def test_no_scratch_scheme_outside_scratch(self) -> None:
         package = Path(worktree.__file__).parents[1]
         for name in self.USERS:
             text = (package / f'{name}.py').read_text()

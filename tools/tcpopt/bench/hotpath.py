@@ -38,12 +38,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
+from tcpopt.core.errors import log
+from tcpopt.core.fs import write_if_changed
 from tcpopt.core.settings import (BENCH_SOURCE, BENCH_SUITE, OVERLAY_DIR,
                                   Settings)
+from tcpopt.series.seriesfile import (fix_patches, read_series,
+                                     test_only_patches)
 from tcpopt.tree.accel import Accel
 from tcpopt.tree.kernel import log_moved_to, run_kunit
-from tcpopt.tree.worktree import (ScratchTree, fix_patches, log, read_series,
-                                  test_only_patches)
+from tcpopt.tree.scratch import ScratchTree
 
 # Before the '#': a console timestamp, if printk adds one; after it, the
 # case name kunit_info() would add.
@@ -273,21 +276,12 @@ def side_patches(settings: Settings, side: str) -> List[Path]:
 
 
 def sync_tree(settings: Settings, side: str) -> Path:
-    """pristine/ plus this side's patches (a worktree.ScratchTree)."""
+    """pristine/ plus this side's patches (a ScratchTree)."""
     src, build = side_dirs(settings, side)
     ScratchTree(settings, src, base=settings.pristine,
                 patches=side_patches(settings, side), builds=[build]).ensure()
     overlay_bench(settings, src)
     return src
-
-
-def write_if_changed(path: Path, data: bytes) -> None:
-    """Same bytes: leave the file (and its mtime) alone."""
-    if path.is_file() and path.read_bytes() == data:
-        return
-    tmp = path.with_name(path.name + '.new')
-    tmp.write_bytes(data)
-    tmp.rename(path)
 
 
 def overlay_bench(settings: Settings, tree: Path) -> None:

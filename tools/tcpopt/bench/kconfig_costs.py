@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, List, Optional
 
+from tcpopt.core.errors import log
+from tcpopt.core.fs import remove_tree
 from tcpopt.core.settings import Settings
 from tcpopt.log import ktap
 from tcpopt.tree.accel import Accel
 from tcpopt.tree.kernel import run_kunit
-from tcpopt.tree.worktree import log, remove_tree
 
 ALWAYS = ('CONFIG_KUNIT', 'CONFIG_TCP_OPTIONS_KUNIT_TEST')
 OPTION = re.compile(r'^(CONFIG_\w+)=')

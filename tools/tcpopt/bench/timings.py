@@ -31,11 +31,13 @@ from typing import Callable, Dict, Iterator, List, Optional
 from tcpopt.bench import hotpath, kconfig_costs, table
 from tcpopt.bench.table import Boots, Row
 from tcpopt.core.errors import log as say
+from tcpopt.core.fs import display, remove_tree
 from tcpopt.core.settings import Settings
 from tcpopt.log import ktap
 from tcpopt.log.expected import expected_cases
 from tcpopt.log.report import judge
 from tcpopt.tree import accel, worktree
+from tcpopt.tree.identity import kernel_version
 from tcpopt.tree.kernel import interrupted_by, run_kunit
 
 # Targets from the issue, in seconds, on the 2-core machine.
@@ -187,12 +189,12 @@ def cold_row(bench: Bench, warm_ccache: bool) -> Row:
     cold = bench.cold_dir
     ccache = bench.settings.ccache_dir if warm_ccache else cold / 'ccache'
     env = {'TCPOPT_WORK_DIR': str(cold), 'CCACHE_DIR': str(ccache)}
-    worktree.remove_tree(cold)
+    remove_tree(cold)
     try:
         timing = bench.run_sh('cold-warm-ccache' if warm_ccache
                               else 'cold-empty-ccache', **env)
     finally:
-        worktree.remove_tree(cold)      # a whole kernel tree and build
+        remove_tree(cold)      # a whole kernel tree and build
     how = f'`{shell_words(env, bench.argv())}`, work dir removed first'
     if warm_ccache:
         return row('cold, warm ccache', how + ', the main ccache', timing,
@@ -263,7 +265,7 @@ def output_edit_row(bench: Bench) -> Row:
     block, with a new mtime so make rebuilds the object from it."""
     path = bench.settings.source / 'net/ipv4/tcp_output.c'
     what = 'edit loop: net/ipv4/tcp_output.c'
-    how = (f'a line of code appended to {worktree.display(path)}, then '
+    how = (f'a line of code appended to {display(path)}, then '
            f'`{shell_words({}, bench.argv())}`')
     if not path.is_file():
         return not_measured(what, how, path, None)
@@ -352,7 +354,7 @@ def measure(bench: Bench, command: str, machine: Dict[str, str],
     # run.sh holds the tree's lock itself; the bench's own boots and
     # builds take it here, between the runs, never around one.
     with worktree.locked(settings):
-        version = worktree.kernel_version(settings.source)
+        version = kernel_version(settings.source)
         boots = boot_rows(bench)
         chosen = accel.choose(settings.build_dir)
         worktree.ensure_pristine(settings)

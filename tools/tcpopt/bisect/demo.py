@@ -17,11 +17,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tcpopt.core.errors import HarnessError
+from tcpopt.core.errors import HarnessError, log
+from tcpopt.core.fs import remove_tree
 from tcpopt.core.settings import Settings
 from tcpopt.series.patchset import BASE_BRANCH, ensure_git_base
-from tcpopt.tree.worktree import (ScratchTree, log, read_series, remove_tree,
-                                  test_only_patches)
+from tcpopt.series.seriesfile import read_series, test_only_patches
+from tcpopt.tree.scratch import ScratchTree
 
 COMMITS = 12
 BAD_INDEX = 7

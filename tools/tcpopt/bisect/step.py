@@ -38,9 +38,10 @@ from tcpopt.core.settings import DEFAULT_SUITES, DEFAULT_TREE, TREES, Settings
 from tcpopt.log import ktap
 from tcpopt.log.expected import case_names, expected_cases
 from tcpopt.log.report import judge
+from tcpopt.series.seriesfile import fix_patches, test_only_patches
 from tcpopt.tree.kernel import run_kunit
-from tcpopt.tree.worktree import (ScratchTree, fix_patches, locked,
-                                  test_only_patches)
+from tcpopt.tree.scratch import ScratchTree
+from tcpopt.tree.worktree import locked
 
 GOOD, BAD, SKIP = 0, 1, 125
 # Above 127: git bisect run aborts instead of taking a verdict.

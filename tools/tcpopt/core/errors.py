@@ -50,3 +50,10 @@ class SetupError(HarnessError):
     """The machine or the tree is not ready for the work (a package
     missing, a tarball or a patch that does not apply): exit 2, like a
     usage error. Nothing was tested, so no test verdict may come of it."""
+
+
+def first_error(output: str, default: str) -> str:
+    """The cause: tools print it first and a summary ('Exiting with
+    failure status due to previous errors') last."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    return lines[0] if lines else default

@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 from typing import Dict, List, Tuple
 
+from tcpopt.core.fs import remove_tree
 from tcpopt.core.settings import TREES, Settings
-from tcpopt.tree.worktree import remove_tree
 
 # What clean --keep-build keeps of a tree's work dir: the extracted
 # tarball, the patched tree and the main build, so the next run is warm.

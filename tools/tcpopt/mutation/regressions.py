@@ -14,14 +14,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from tcpopt.core.errors import HarnessError
+from tcpopt.core.errors import HarnessError, log
 from tcpopt.core.settings import Settings
 from tcpopt.log import ktap
 from tcpopt.log.expected import expected_cases
 from tcpopt.log.report import judge
+from tcpopt.series.seriesfile import files_touched, read_series
 from tcpopt.tree.kernel import run_kunit
-from tcpopt.tree.worktree import (ScratchTree, apply_patch, files_touched, log,
-                                  read_series)
+from tcpopt.tree.patching import apply_patch
+from tcpopt.tree.scratch import ScratchTree
 
 
 @dataclass

@@ -19,9 +19,10 @@ from typing import List
 from tcpopt.core.errors import HarnessError
 from tcpopt.core.settings import TEST_KCONFIG, TEST_SYMBOLS, Settings
 from tcpopt.series.bloat import OBJECT
+from tcpopt.series.seriesfile import files_touched, read_series
 from tcpopt.tree.kernel import make, set_kconfig
-from tcpopt.tree.worktree import (ScratchTree, apply_patch, files_touched,
-                                  read_series)
+from tcpopt.tree.patching import apply_patch
+from tcpopt.tree.scratch import ScratchTree
 
 
 @dataclass

@@ -32,8 +32,9 @@ from typing import List, Optional
 
 from tcpopt.core.errors import HarnessError
 from tcpopt.core.settings import TEST_KCONFIG, UPSTREAM_LAYER, Settings
+from tcpopt.series.seriesfile import fix_patches, read_series
 from tcpopt.tree.kernel import make, set_kconfig
-from tcpopt.tree.worktree import ScratchTree, fix_patches, read_series
+from tcpopt.tree.scratch import ScratchTree
 
 OBJECT = 'net/ipv4/tcp_output.o'
 TOTAL = re.compile(r'^add/remove: (\d+)/(\d+) grow/shrink: (\d+)/(\d+) '

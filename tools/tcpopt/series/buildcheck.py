@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List
 
-from tcpopt.core.errors import HarnessError, SetupError
+from tcpopt.core.errors import HarnessError, SetupError, log
 from tcpopt.core.settings import UPSTREAM_LAYER, Settings
 from tcpopt.series import patchset
+from tcpopt.series.seriesfile import read_series
 from tcpopt.tree.kernel import build_env
-from tcpopt.tree.worktree import log, read_series
 
 COMPILERS = {'gcc': ['CC=gcc'], 'clang': ['LLVM=-19']}
 CLANG_PACKAGES = 'clang-19 lld-19 llvm-19'

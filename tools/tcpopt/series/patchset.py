@@ -30,13 +30,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from tcpopt.core.errors import HarnessError, UsageError
+from tcpopt.core.errors import HarnessError, UsageError, log
+from tcpopt.core.fs import display, remove_tree, replace_dir, write_atomic
 from tcpopt.core.settings import (OVERLAY_DIR, TREE_KCONFIG, UPSTREAM_KCONFIG,
                                   UPSTREAM_LAYER, Settings)
-from tcpopt.tree.worktree import (write_atomic, display, log, kunit_sources,
-                                  read_series, source_bytes, remove_tree,
-                                  replace_dir, tarball_identity,
-                                  ensure_pristine, fix_patches)
+from tcpopt.series.seriesfile import fix_patches, read_series
+from tcpopt.tree.identity import tarball_identity
+from tcpopt.tree.overlay import kunit_sources, source_bytes
+from tcpopt.tree.worktree import ensure_pristine
 
 COVER = '0000-cover-letter.patch'
 SUBJECT_PREFIX = 'PATCH net-next'

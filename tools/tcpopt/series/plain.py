@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Sequence
 
+from tcpopt.core.fs import remove_tree
 from tcpopt.core.settings import (OVERLAY_DIR, SANITIZER_KCONFIG, TRIM_KCONFIG,
                                   UPSTREAM_TEST_DIR, Settings)
 from tcpopt.log import ktap
@@ -40,7 +41,6 @@ from tcpopt.log.report import Verdict, judge
 from tcpopt.series import checkpatch, patchset
 from tcpopt.tree.accel import choose as choose_accel
 from tcpopt.tree.kernel import compiler, kunit_timeout, supervise
-from tcpopt.tree.worktree import remove_tree
 
 THROWAWAY = patchset.Identity('Throwaway Export', 'throwaway@example.invalid')
 PLAIN_COMMAND = ['./tools/testing/kunit/kunit.py', 'run', '--arch=x86_64']

@@ -15,9 +15,9 @@ import subprocess
 from pathlib import Path
 from typing import Dict, List
 
-from tcpopt.core.errors import SetupError
+from tcpopt.core.errors import SetupError, first_error, log
+from tcpopt.core.fs import remove_tree
 from tcpopt.core.settings import BACKPORTED, backport_root
-from tcpopt.tree.worktree import first_error, log, remove_tree
 
 SUITE = 'trixie-backports'
 MIRROR = 'http://deb.debian.org/debian'

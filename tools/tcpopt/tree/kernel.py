@@ -15,10 +15,10 @@ from typing import IO, Iterator, List, Optional
 
 from tcpopt.bench import steptime
 from tcpopt.core.errors import SetupError
+from tcpopt.core.errors import log as say
 from tcpopt.core.settings import DEFAULT_SUITES, Settings
 from tcpopt.tree.accel import Accel
 from tcpopt.tree.accel import choose as choose_accel
-from tcpopt.tree.worktree import log as say
 
 ARCH = 'x86_64'
 # Seconds the kernel may run in QEMU; TCPOPT_KUNIT_TIMEOUT overrides.
