@@ -16,10 +16,9 @@ from tcpopt import handlers
 from tcpopt.core.errors import (EXIT_FAILED, EXIT_HELP, EXIT_INTERRUPTED,
                                 EXIT_USAGE, HarnessError, SetupError,
                                 UsageError, no_space)
-from tcpopt.core.settings import (DEFAULT_TREE, MUTATION_SEED, TREES,
-                                  version_key)
+from tcpopt.core.settings import (DEFAULT_KUNIT_TIMEOUT, DEFAULT_TREE,
+                                  MUTATION_SEED, TREES, version_key)
 from tcpopt.pipeline import test_help
-from tcpopt.tree import kernel
 
 
 class Parser(argparse.ArgumentParser):
@@ -62,7 +61,7 @@ def add_build_opts(parser: argparse.ArgumentParser) -> None:
 def add_exec_opts(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--timeout', type=positive, metavar='SECONDS',
                         help='how long the kernel may run in QEMU (default '
-                        f'{kernel.DEFAULT_TIMEOUT}, or $TCPOPT_KUNIT_TIMEOUT)')
+                        f'{DEFAULT_KUNIT_TIMEOUT}, or $TCPOPT_KUNIT_TIMEOUT)')
 
 
 def add_output_opts(parser: argparse.ArgumentParser) -> None:
@@ -379,7 +378,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         args = parse_args(argv)
-        handlers.export_build_options(args)
         return HANDLERS[args.command](args)
     except BrokenPipeError:
         # stdout closed early ('| head'): not worth a traceback. Before

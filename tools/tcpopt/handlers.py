@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import re
 from pathlib import Path
 from typing import List, Optional
@@ -55,7 +54,8 @@ def install(trees: List[Settings]) -> None:
 
 
 def tree_settings(args: argparse.Namespace) -> List[Settings]:
-    """The trees the command runs on, with its --build_dir and --filter."""
+    """The trees the command runs on, with its --build_dir, --filter,
+    --jobs and --timeout (over TCPOPT_JOBS and TCPOPT_KUNIT_TIMEOUT)."""
     # The test command covers every tree unless one is named.
     names = args.tree or \
         (list(TEST_TREES) if args.command == 'test' else [DEFAULT_TREE])
@@ -67,7 +67,10 @@ def tree_settings(args: argparse.Namespace) -> List[Settings]:
     build_dir = getattr(args, 'build_dir', None)
     return [dataclasses.replace(
         settings, filter_glob=getattr(args, 'filter_glob', None),
-        build_override=build_dir and build_dir.expanduser().resolve())
+        build_override=build_dir and build_dir.expanduser().resolve(),
+        jobs=getattr(args, 'jobs', None) or settings.jobs,
+        kunit_timeout=getattr(args, 'timeout', None) or
+        settings.kunit_timeout)
         for settings in trees]
 
 
@@ -76,17 +79,6 @@ def installed_tree(args: argparse.Namespace) -> Settings:
     trees = tree_settings(args)
     install(trees)
     return trees[0]
-
-
-def export_build_options(args: argparse.Namespace) -> None:
-    """--jobs and --timeout reach every build and boot of the command,
-    through the variables the harness reads (TCPOPT_JOBS,
-    TCPOPT_KUNIT_TIMEOUT): also those of the processes it starts, as
-    tools/bisect-layout under git bisect run."""
-    if getattr(args, 'jobs', None):
-        os.environ['TCPOPT_JOBS'] = str(args.jobs)
-    if getattr(args, 'timeout', None):
-        os.environ['TCPOPT_KUNIT_TIMEOUT'] = str(args.timeout)
 
 
 def check_filter(glob: Optional[str], settings: Settings) -> None:

@@ -207,7 +207,7 @@ class KunitCommandTest(unittest.TestCase):
                                    accel=accel.Accel('kvm', 'probe'))
         self.assertIn('--qemu_args=-accel kvm', cmd)
         self.assertIn(DEFAULT_SUITES, cmd)
-        self.assertIn('--jobs=' + str(kernel.jobs()), cmd)
+        self.assertIn('--jobs=' + str(kernel.jobs(self.settings)), cmd)
         # The tree's options, then the upstream layer's suite.
         self.assertEqual(cmd[-4:], ['--kconfig_add=CONFIG_TCP_AO=y',
                                     '--kconfig_add=CONFIG_CRYPTO_HMAC=y',

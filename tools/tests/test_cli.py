@@ -7,7 +7,7 @@ import shutil
 import unittest
 from pathlib import Path
 
-from tcpopt import cli, commands, pipeline, run_checks
+from tcpopt import cli, commands, handlers, pipeline, run_checks
 from tcpopt.core.errors import UsageError
 from tcpopt.core.settings import (BUILD_FREE_IN_CI, DEFAULT_TREE, HEAVY_STEPS,
                                   TEST_TREES, version_key)
@@ -114,19 +114,30 @@ class MainTest(unittest.TestCase):
             self.assertEqual(cli.main(['run']), 1)
         silence.assert_called_once_with()
 
-    def test_jobs_and_timeout_reach_the_environment(self) -> None:
-        """Also that of the processes the command starts (git bisect run
-        tools/bisect-layout)."""
+    def test_jobs_and_timeout_reach_the_processes_it_starts(self) -> None:
+        """Through the trees' Settings, into the environment those build
+        for the processes the command starts (git bisect run
+        tools/bisect-layout); this process's environment stays as it
+        was."""
         import os
+        import tempfile
         from unittest import mock
         handler = mock.Mock(return_value=0)
-        with mock.patch.dict(cli.HANDLERS, {'run': handler}), \
-                mock.patch.dict(os.environ):
-            self.assertEqual(cli.main(['--jobs', '3', '--timeout', '60']),
-                             0)
-            self.assertEqual((os.environ['TCPOPT_JOBS'],
-                              os.environ['TCPOPT_KUNIT_TIMEOUT']),
-                             ('3', '60'))
+        with tempfile.TemporaryDirectory() as work, \
+                mock.patch.dict(cli.HANDLERS, {'test': handler}), \
+                mock.patch.dict(os.environ, {'TCPOPT_WORK_DIR': work,
+                                             'TCPOPT_JOBS': '1'}):
+            before = dict(os.environ)
+            self.assertEqual(cli.main(['test', '--jobs', '3',
+                                       '--timeout', '60']), 0)
+            self.assertEqual(dict(os.environ), before)
+            trees = handlers.tree_settings(handler.call_args.args[0])
+        for settings in trees:
+            child = settings.child_env()
+            self.assertEqual((settings.jobs, settings.kunit_timeout),
+                             (3, 60))
+            self.assertEqual((child['TCPOPT_JOBS'],
+                              child['TCPOPT_KUNIT_TIMEOUT']), ('3', '60'))
 
     def test_the_bench_quotes_the_command_line_as_typed(self) -> None:
         import os

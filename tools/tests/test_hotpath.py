@@ -189,21 +189,18 @@ class TreesTest(unittest.TestCase):
         for name in ('tcp_options_test.c', BENCH_SOURCE, 'compat.h'):
             (kunit / name).write_text(f'/* {name} */\n')
         (repo / '.kunitconfig').write_text('CONFIG_KUNIT=y\n')
+        tarball = root / 'linux.tar.xz'
+        tarball.write_text('')
         self.settings = Settings(tree='6.1', work_dir=root / 'work',
-                                 repo=repo)
+                                 repo=repo, tarball_override=tarball)
         pristine = self.settings.pristine / 'net' / 'ipv4'
         pristine.mkdir(parents=True)
         (pristine / 'tcp_output.c').write_text(OUTPUT_C)
         (pristine / 'Kconfig').write_text(KCONFIG)
-        tarball = root / 'linux.tar.xz'
-        tarball.write_text('')
-        self.tarball = tarball
         (self.settings.pristine / STAMP).write_text('')
 
     def sync(self, side: str) -> Path:
-        with mock.patch.dict('os.environ',
-                             {'TCPOPT_TARBALL': str(self.tarball)}), \
-                mock.patch('tcpopt.bench.hotpath.log'), \
+        with mock.patch('tcpopt.bench.hotpath.log'), \
                 mock.patch('tcpopt.core.fs.log'):
             return hotpath.sync_tree(self.settings, side)
 
@@ -276,9 +273,7 @@ class TreesTest(unittest.TestCase):
 
     def measure(self, logs: dict) -> tuple:
         run, calls = self.fake_run(logs)
-        with mock.patch.dict('os.environ',
-                             {'TCPOPT_TARBALL': str(self.tarball)}), \
-                mock.patch('tcpopt.bench.hotpath.log'), \
+        with mock.patch('tcpopt.bench.hotpath.log'), \
                 mock.patch('tcpopt.core.fs.log'):
             result = hotpath.measure(self.settings, Accel('tcg', 'test'), run)
         return result, calls

@@ -14,6 +14,7 @@ import subprocess
 import tempfile
 import unittest
 from contextlib import redirect_stderr
+from dataclasses import replace
 from pathlib import Path
 from unittest import mock
 
@@ -136,14 +137,12 @@ class FakeTreeTestCase(unittest.TestCase):
         self.tarball = make_tarball(self.root)
         self.repo = make_repo(self.root)
         self.settings = Settings(tree='9.9', work_dir=self.root / 'work',
-                                 repo=self.repo)
-        for patcher in (
-                mock.patch.dict(os.environ,
-                                {'TCPOPT_TARBALL': str(self.tarball)}),
-                mock.patch.dict('tcpopt.core.settings.TREES',
-                                {'9.9': 'linux-source-9.9'})):
-            patcher.start()
-            self.addCleanup(patcher.stop)
+                                 repo=self.repo,
+                                 tarball_override=self.tarball)
+        patcher = mock.patch.dict('tcpopt.core.settings.TREES',
+                                  {'9.9': 'linux-source-9.9'})
+        patcher.start()
+        self.addCleanup(patcher.stop)
         self.stderr = io.StringIO()
 
     @property
@@ -330,11 +329,13 @@ class FirstRunPatchFailureTest(FakeTreeTestCase):
 
 class TarballTest(FakeTreeTestCase):
 
+    def with_tarball(self, tarball: Path) -> None:
+        self.settings = replace(self.settings, tarball_override=tarball)
+
     def test_missing_tarball_names_the_package(self) -> None:
-        with mock.patch.dict(os.environ,
-                             {'TCPOPT_TARBALL': str(self.root / 'gone.xz')}):
-            with self.assertRaises(HarnessError) as caught:
-                self.ensure_source()
+        self.with_tarball(self.root / 'gone.xz')
+        with self.assertRaises(HarnessError) as caught:
+            self.ensure_source()
         message = str(caught.exception)
         self.assertIn('linux-source-9.9', message)
         self.assertIn('gone.xz', message)
@@ -347,18 +348,18 @@ class TarballTest(FakeTreeTestCase):
         bad = self.root / 'junk.tar.xz'
         subprocess.run(['tar', '-cJf', str(bad), '-C', str(self.root),
                         'junk'], check=True)
-        with mock.patch.dict(os.environ, {'TCPOPT_TARBALL': str(bad)}):
-            with self.assertRaises(HarnessError) as caught:
-                self.ensure_source()
+        self.with_tarball(bad)
+        with self.assertRaises(HarnessError) as caught:
+            self.ensure_source()
         self.assertIn('does not hold one kernel tree', str(caught.exception))
         self.assertFalse((self.settings.tree_dir / 'pristine.new').exists())
 
     def test_corrupt_tarball_gives_harness_error(self) -> None:
         bad = self.root / 'corrupt.tar.xz'
         bad.write_bytes(b'not xz at all')
-        with mock.patch.dict(os.environ, {'TCPOPT_TARBALL': str(bad)}):
-            with self.assertRaises(HarnessError) as caught:
-                self.ensure_source()
+        self.with_tarball(bad)
+        with self.assertRaises(HarnessError) as caught:
+            self.ensure_source()
         self.assertIn('could not extract', str(caught.exception))
         self.assertFalse((self.settings.tree_dir / 'pristine.new').exists())
 

@@ -150,7 +150,7 @@ class Bench:
         log.parent.mkdir(parents=True, exist_ok=True)
         stats = log.with_suffix('.ccache')
         stats.unlink(missing_ok=True)
-        full = dict(os.environ, **env, CCACHE_STATSLOG=str(stats))
+        full = self.settings.child_env(**env, CCACHE_STATSLOG=str(stats))
         argv = [str(self.settings.repo / 'run.sh')] + self.argv()[1:]
         say(f'{name}: {shell_words(env, self.argv())} (output in {log})')
         started = self.clock()

@@ -11,7 +11,6 @@ helper and checks it names that commit within ceil(log2(12)) + 2 builds.
 from __future__ import annotations
 
 import math
-import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -109,8 +108,8 @@ def bisect(settings: Settings, repo: Path, base: str) -> tuple[str, int]:
     counter = settings.tree_dir / 'bisect-demo' / 'builds'
     counter.write_text('')
     helper = settings.repo / 'tools' / 'bisect-layout'
-    env = dict(os.environ, TCPOPT_BISECT_COUNT=str(counter),
-               TCPOPT_WORK_DIR=str(settings.work_dir))
+    # The helper's Settings are this run's: its work dir, --jobs, --timeout.
+    env = settings.child_env(TCPOPT_BISECT_COUNT=str(counter))
     git(repo, 'bisect', 'start', 'HEAD', base)
     try:
         proc = subprocess.run(['git', 'bisect', 'run', str(helper),

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Tuple, Union
+from typing import Dict, List, Mapping, Optional, Tuple, Union
 
 from tcpopt.core.errors import SetupError, UsageError
 from tcpopt.layout.options import ACCECN0, AO, KINDS, MPTCP, Kind
@@ -147,12 +148,57 @@ def backport_root(work_dir: Path) -> Path:
     return work_dir / 'apt' / 'root'
 
 
+# Seconds the kernel may run in QEMU, unless --timeout or
+# TCPOPT_KUNIT_TIMEOUT says otherwise.
+DEFAULT_KUNIT_TIMEOUT = 300
+# kunit.py logs every run to this file of its build dir.
+KUNIT_LOG = 'test.log'
+
+
+def kunit_log(build_dir: Path) -> Path:
+    """Where kunit.py leaves the console log of a build dir's last run."""
+    return build_dir / KUNIT_LOG
+
+
 def default_work_dir() -> Path:
     """$TCPOPT_WORK_DIR, else a cache dir outside the checkout."""
     if os.environ.get('TCPOPT_WORK_DIR'):
         return Path(os.environ['TCPOPT_WORK_DIR']).expanduser().resolve()
     cache = os.environ.get('XDG_CACHE_HOME') or str(Path.home() / '.cache')
     return Path(cache).expanduser().resolve() / 'tcpopt-kunit'
+
+
+def jobs_from(text: str) -> Optional[int]:
+    """TCPOPT_JOBS as make's -j; None (one per CPU) unless a positive
+    whole number."""
+    text = text.strip()
+    return int(text) if text.isdigit() and int(text) > 0 else None
+
+
+def kunit_timeout_from(text: str) -> int:
+    """TCPOPT_KUNIT_TIMEOUT in seconds, DEFAULT_KUNIT_TIMEOUT when empty."""
+    text = text.strip()
+    if not text:
+        return DEFAULT_KUNIT_TIMEOUT
+    if not text.isdigit() or int(text) < 1:
+        raise SetupError(f'TCPOPT_KUNIT_TIMEOUT={text!r}: give a whole '
+                         'number of seconds, at least 1')
+    return int(text)
+
+
+def optional_path(text: Optional[str]) -> Optional[Path]:
+    return Path(text) if text else None
+
+
+def environment_fields(environ: Mapping[str, str]) -> dict:
+    """The Settings fields the environment sets: read here, once, when
+    the Settings are made; Settings.child_env() hands them on."""
+    return {'jobs': jobs_from(environ.get('TCPOPT_JOBS', '')),
+            'kunit_timeout': kunit_timeout_from(
+                environ.get('TCPOPT_KUNIT_TIMEOUT', '')),
+            'kunit_override': optional_path(environ.get('TCPOPT_KUNIT_DIR')),
+            'tarball_override': optional_path(environ.get('TCPOPT_TARBALL')),
+            'ccache_override': optional_path(environ.get('CCACHE_DIR'))}
 
 
 @dataclass(frozen=True)
@@ -176,6 +222,16 @@ class Settings:
     # The tree carries the harness layer but not the upstream one (a
     # bisected revision): the upstream test symbol is not asked for.
     harness_only: bool = False
+    # Set once where the Settings are made (create(), from the
+    # environment, then --jobs and --timeout): make's -j, None for one
+    # per CPU; the kernel's seconds in QEMU; and, when given, kunit/'s
+    # stand-in (the bench's throw-away copy of it), the tarball and the
+    # ccache to use instead of the usual ones.
+    jobs: Optional[int] = None
+    kunit_timeout: int = DEFAULT_KUNIT_TIMEOUT
+    kunit_override: Optional[Path] = None
+    tarball_override: Optional[Path] = None
+    ccache_override: Optional[Path] = None
 
     @classmethod
     def create(cls, tree: str = DEFAULT_TREE,
@@ -189,7 +245,8 @@ class Settings:
         if work == REPO or REPO in work.parents:
             raise SetupError(f'work dir {work} is inside the checkout: '
                                'set TCPOPT_WORK_DIR to a directory outside it')
-        return cls(tree=tree, work_dir=work, sanitize=sanitize)
+        return cls(tree=tree, work_dir=work, sanitize=sanitize,
+                   **environment_fields(os.environ))
 
     @classmethod
     def for_source(cls, directory: Path, version: str,
@@ -198,8 +255,7 @@ class Settings:
         of the nearest supported tree."""
         base = cls.create(series_tree_for(version, directory),
                           sanitize=sanitize)
-        return cls(tree=base.tree, work_dir=base.work_dir,
-                   sanitize=sanitize, user_source=directory)
+        return dataclasses.replace(base, user_source=directory)
 
     @property
     def package(self) -> str:
@@ -276,10 +332,8 @@ class Settings:
 
     @property
     def tarball(self) -> Path:
-        override = os.environ.get('TCPOPT_TARBALL')
-        if override:
-            return Path(override)
-        return self.usr_src / f'{self.package}.tar.xz'
+        return self.tarball_override or \
+            self.usr_src / f'{self.package}.tar.xz'
 
     @property
     def usr_src(self) -> Path:
@@ -344,7 +398,7 @@ class Settings:
 
     @property
     def ccache_dir(self) -> Path:
-        return Path(os.environ.get('CCACHE_DIR') or self.work_dir / 'ccache')
+        return self.ccache_override or self.work_dir / 'ccache'
 
     @property
     def patch_dir(self) -> Path:
@@ -359,9 +413,38 @@ class Settings:
     def kunit_dir(self) -> Path:
         """kunit/, or TCPOPT_KUNIT_DIR: the bench's throw-away copy of it,
         which it edits instead of the checkout."""
-        return Path(os.environ.get('TCPOPT_KUNIT_DIR') or
-                    self.repo / 'kunit')
+        return self.kunit_override or self.repo / 'kunit'
 
     @property
     def kunitconfig(self) -> Path:
         return self.repo / '.kunitconfig'
+
+    @property
+    def test_log(self) -> Path:
+        """kunit.py's log of the last run in build_dir."""
+        return kunit_log(self.build_dir)
+
+    def child_env(self, **extra: str) -> Dict[str, str]:
+        """The environment of a process that runs the harness again (git
+        bisect run tools/bisect-layout, the bench's ./run.sh): this one's,
+        with the variables that make these Settings there, and @extra."""
+        env = dict(os.environ)
+        for name, value in self.environment_variables().items():
+            if value is None:
+                env.pop(name, None)
+            else:
+                env[name] = value
+        env.update(extra)
+        return env
+
+    def environment_variables(self) -> Dict[str, Optional[str]]:
+        """What environment_fields() reads back as these Settings; None
+        for a variable that must be unset."""
+        given = {'TCPOPT_WORK_DIR': self.work_dir,
+                 'TCPOPT_JOBS': self.jobs,
+                 'TCPOPT_KUNIT_TIMEOUT': self.kunit_timeout,
+                 'TCPOPT_KUNIT_DIR': self.kunit_override,
+                 'TCPOPT_TARBALL': self.tarball_override,
+                 'CCACHE_DIR': self.ccache_override}
+        return {name: None if value is None else str(value)
+                for name, value in given.items()}

@@ -34,13 +34,13 @@ from typing import List, Sequence
 
 from tcpopt.core.fs import remove_tree
 from tcpopt.core.settings import (OVERLAY_DIR, SANITIZER_KCONFIG, TRIM_KCONFIG,
-                                  UPSTREAM_TEST_DIR, Settings)
+                                  UPSTREAM_TEST_DIR, Settings, kunit_log)
 from tcpopt.log import ktap
 from tcpopt.log.expected import expected_cases, upstream_cases
 from tcpopt.log.report import Verdict, judge
 from tcpopt.series import checkpatch, patchset
 from tcpopt.tree.accel import choose as choose_accel
-from tcpopt.tree.kernel import compiler, kunit_timeout, supervise
+from tcpopt.tree.kernel import compiler, supervise
 
 THROWAWAY = patchset.Identity('Throwaway Export', 'throwaway@example.invalid')
 PLAIN_COMMAND = ['./tools/testing/kunit/kunit.py', 'run', '--arch=x86_64']
@@ -118,19 +118,23 @@ def run_plain_kunit(settings: Settings, repo: Path) -> tuple[int, Path]:
     """kunit.py as the README gives it, through the one runner; its
     output in a log."""
     out = settings.tree_dir / 'plain-kunit.log'
-    build = repo.parent / 'build'
-    (build / 'test.log').unlink(missing_ok=True)
+    test_log = plain_log(repo)
+    test_log.unlink(missing_ok=True)
     with open(out, 'w') as log:
         status = supervise(settings, plain_command(settings), repo,
-                           build / 'test.log',
-                           choose_accel(settings.build_dir), log,
-                           kunit_timeout())
+                           test_log, choose_accel(settings.build_dir), log,
+                           settings.kunit_timeout)
     return status, out
+
+
+def plain_log(repo: Path) -> Path:
+    """kunit.py's own log: the README's command builds beside the tree."""
+    return kunit_log(repo.parent / 'build')
 
 
 def plain_verdict(settings: Settings, repo: Path) -> Verdict:
     """Every expected case in kunit.py's own test.log."""
-    log = repo.parent / 'build' / 'test.log'
+    log = plain_log(repo)
     expected = upstream_cases(settings.kunit_dir, settings.version) \
         if settings.layered else \
         expected_cases(settings.kunit_dir)
@@ -141,7 +145,7 @@ def plain_verdict(settings: Settings, repo: Path) -> Verdict:
 
 def plain_splats(settings: Settings, repo: Path) -> list:
     """The debug kernel's KASAN, UBSAN, KFENCE and lockdep reports."""
-    log = repo.parent / 'build' / 'test.log'
+    log = plain_log(repo)
     if not settings.sanitize or not log.is_file():
         return []
     return ktap.read(log).sanitizer

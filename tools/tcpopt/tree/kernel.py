@@ -14,32 +14,26 @@ from pathlib import Path
 from typing import IO, Iterator, List, Optional
 
 from tcpopt.bench import steptime
-from tcpopt.core.errors import SetupError
 from tcpopt.core.errors import log as say
-from tcpopt.core.settings import DEFAULT_SUITES, Settings
+from tcpopt.core.settings import DEFAULT_SUITES, Settings, kunit_log
 from tcpopt.tree.accel import Accel
 from tcpopt.tree.accel import choose as choose_accel
 
 ARCH = 'x86_64'
-# Seconds the kernel may run in QEMU; TCPOPT_KUNIT_TIMEOUT overrides.
-DEFAULT_TIMEOUT = 300
 # After the timeout, kunit.py gets this long to stop QEMU and save its log;
 # its own --timeout, this much later, is only a backstop.
 STOP_GRACE = 10
 POLL = 0.1
 
 
-def jobs() -> int:
+def jobs(settings: Settings) -> int:
     """make's -j: --jobs (TCPOPT_JOBS), else one per CPU."""
-    text = os.environ.get('TCPOPT_JOBS', '').strip()
-    if text.isdigit() and int(text) > 0:
-        return int(text)
-    return os.cpu_count() or 1
+    return settings.jobs or os.cpu_count() or 1
 
 
 def build_env(settings: Settings) -> dict:
     """ccache keeps its cache in the work dir, outside the checkout."""
-    env = dict(os.environ)
+    env = settings.child_env()
     env['CCACHE_DIR'] = str(settings.ccache_dir)
     env.setdefault('CCACHE_MAXSIZE', '5G')
     # Paths relative to the work dir let the scratch trees (mutants,
@@ -74,17 +68,6 @@ def compiler() -> str:
     return 'ccache gcc' if shutil.which('ccache') else 'gcc'
 
 
-def kunit_timeout() -> int:
-    """Seconds the kernel may run in QEMU: $TCPOPT_KUNIT_TIMEOUT or 300."""
-    text = os.environ.get('TCPOPT_KUNIT_TIMEOUT', '').strip()
-    if not text:
-        return DEFAULT_TIMEOUT
-    if not text.isdigit() or int(text) < 1:
-        raise SetupError(f'TCPOPT_KUNIT_TIMEOUT={text!r}: give a whole '
-                           'number of seconds, at least 1')
-    return int(text)
-
-
 def kunit_command(settings: Settings, timeout: Optional[int] = None, *,
                   accel: Optional[Accel] = None,
                   filter_glob: str = DEFAULT_SUITES,
@@ -101,9 +84,9 @@ def kunit_command(settings: Settings, timeout: Optional[int] = None, *,
            f'--arch={ARCH}', f'--kunitconfig={kunitconfig}',
            f'--build_dir={build_dir or settings.build_dir}']
     if builds:
-        cmd.append(f'--jobs={jobs()}')
+        cmd.append(f'--jobs={jobs(settings)}')
     if boots:
-        cmd += [f'--timeout={timeout or kunit_timeout()}',
+        cmd += [f'--timeout={timeout or settings.kunit_timeout}',
                 # A panicking kernel reboots at once, which ends QEMU
                 # (-no-reboot), instead of spinning until the timeout.
                 '--kernel_args=panic=-1']
@@ -124,8 +107,8 @@ def log_moved_to(build_dir: Path, dest: Path) -> Iterator[None]:
     move that log to @dest after, and keep the one there before (the
     last verdicts of that build stay where they were). @dest never holds
     an earlier run's log."""
-    log_file = build_dir / 'test.log'
-    kept = log_file.with_name('test.log.kept')
+    log_file = kunit_log(build_dir)
+    kept = log_file.with_name(log_file.name + '.kept')
     dest.unlink(missing_ok=True)
     if log_file.is_file():
         log_file.replace(kept)
@@ -231,11 +214,11 @@ def run_kunit(settings: Settings, source: Path, *,
     """
     build_dir = build_dir or settings.build_dir
     filter_glob = filter_glob or settings.filter_glob or DEFAULT_SUITES
-    log = build_dir / 'test.log'
+    log = kunit_log(build_dir)
     if log.exists():
         log.unlink()        # never read a previous run's verdicts
     build_dir.mkdir(parents=True, exist_ok=True)
-    timeout = timeout or kunit_timeout()
+    timeout = timeout or settings.kunit_timeout
     if accel is None and action != 'build':
         accel = choose_accel(build_dir)
         print(accel.line(), flush=True)
@@ -277,7 +260,7 @@ def supervise(settings: Settings, command: List[str], cwd: Path, log: Path,
 def make(settings: Settings, source: Path, out: Path, *targets: str,
          quiet: bool = True) -> subprocess.CompletedProcess:
     cmd = ['make', '-C', str(source), f'O={out}', f'ARCH={ARCH}',
-           f'CC={compiler()}', f'-j{jobs()}', *targets]
+           f'CC={compiler()}', f'-j{jobs(settings)}', *targets]
     if quiet:
         cmd.insert(1, '-s')
     started = time.monotonic()
