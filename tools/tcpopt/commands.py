@@ -93,7 +93,7 @@ def cmd_run(settings: Settings, inject: Optional[List[Path]] = None,
 def parse_paths(settings: Settings, log: Optional[Path],
                 output: Output) -> Path:
     """The log parse reads, checked; --json may never name it."""
-    log = log or settings.build_dir / 'test.log'
+    log = log or settings.test_log
     if log.is_dir():
         raise UsageError(f'{log} is a directory: give a KUnit log file')
     if not log.is_file():
@@ -158,7 +158,7 @@ def cmd_layouts(settings: Settings, update: bool = False, png: bool = False,
 def cmd_compare(trees: List[Settings]) -> int:
     """docs/layouts/compare-<tree>-<tree>[-<tree>].md from the trees' last
     runs, oldest tree first: only reads their logs, builds nothing."""
-    logs = [settings.build_dir / 'test.log' for settings in trees]
+    logs = [settings.test_log for settings in trees]
     missing = [s.tree for s, log in zip(trees, logs) if not log.is_file()]
     if missing:
         raise UsageError(f'--compare: no last run of {", ".join(missing)} '

@@ -113,8 +113,8 @@ def kunit_test_step(settings: Settings, tally: Tally) -> Optional[ktap.Run]:
 def need(settings: Settings, run: Optional[ktap.Run]) -> ktap.Run:
     """The KUnit step's run: the checks of its output need one."""
     if run is None:
-        raise HarnessError(f'no KUnit log at {settings.build_dir / "test.log"}'
-                           ': the KUnit step failed')
+        raise HarnessError(f'no KUnit log at {settings.test_log}: the KUnit '
+                           'step failed')
     return run
 
 
@@ -201,10 +201,9 @@ def report_splats(settings: Settings, reports: list) -> bool:
     """Print each report and the verdict line; True if there were none."""
     for report in reports:
         print('\n' + report.render())
-    log = settings.build_dir / 'test.log'
     print(f'\n{"FAIL" if reports else "PASS"} {settings.tree} with KASAN, '
           f'UBSAN, KFENCE and lockdep: {sanitize.counts(reports)} splats in '
-          f'{display(log)}', flush=True)
+          f'{display(settings.test_log)}', flush=True)
     return not reports
 
 
@@ -249,7 +248,7 @@ def twice_step(settings: Settings, tally: Tally) -> bool:
           f'suites twice in one boot, {len(second.passed)} cases passed the '
           f'second time, {sanitize.counts(reports)} splats'
           + ('' if boot.done else ', /init never finished')
-          + f' in {display(settings.build_dir / "twice.log")}',
+          + f' in {display(twice.log_of(settings))}',
           flush=True)
     tally.add(ok)
     return ok

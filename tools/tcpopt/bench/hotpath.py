@@ -41,7 +41,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Tuple
 from tcpopt.core.errors import log
 from tcpopt.core.fs import write_if_changed
 from tcpopt.core.settings import (BENCH_SOURCE, BENCH_SUITE, OVERLAY_DIR,
-                                  Settings)
+                                  Settings, kunit_log)
 from tcpopt.series.seriesfile import (fix_patches, read_series,
                                      test_only_patches)
 from tcpopt.tree.accel import Accel
@@ -390,7 +390,7 @@ def measure(settings: Settings, accel: Accel,
                                  merge_rounds(boots['patched']))
     if not result.comparisons:
         result.problem = ("neither kernel printed a '# bench:' line; see "
-                          f"{settings.tree_dir / 'bench'}/*/build/test.log")
+                          f"{kunit_log(settings.tree_dir / 'bench' / '*' / 'build')}")
     result.notes += missing_sides(result.comparisons)
     difference = config_difference(side_dirs(settings, 'pristine')[1],
                                    side_dirs(settings, 'patched')[1])

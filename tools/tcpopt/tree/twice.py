@@ -156,13 +156,18 @@ def split(lines: Sequence[str], suites: Sequence[str]) -> Boot:
                 missing_suites=missing, done=end < len(lines))
 
 
+def log_of(settings: Settings) -> Path:
+    """Where boot() keeps the console of its boot."""
+    return settings.build_dir / 'twice.log'
+
+
 def boot(settings: Settings, suites: Sequence[str]) -> Boot:
     """Pack /init, boot the built debug kernel once more, read the
     console. kunit.py always logs to test.log: the sanitizer run's log is
     kept there, this boot's goes to twice.log."""
     build = settings.build_dir
     initrd = pack(build, suites)
-    twice_log = build / 'twice.log'
+    twice_log = log_of(settings)
     with kernel.log_moved_to(build, twice_log):
         kernel.run_kunit(settings, settings.source, action='exec',
                          qemu_config=qemu_config(build, initrd))
