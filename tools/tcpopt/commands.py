@@ -28,11 +28,12 @@ from tcpopt.pipeline import (bisect_demo_step, cost_step, export_step,
                              kconfig_step, mutants_step, mutate_run,
                              plain_step, print_export)
 from tcpopt.run_checks import (Tally, capture_report, heading, kunit_step,
-                               need, layouts_step, sanitize_step, show_run,
-                               twice_step)
+                               layouts_step, need, need_build, sanitize_step,
+                               show_run, twice_step)
 from tcpopt.series import buildcheck, patchset, plain
 from tcpopt.tree import accel, worktree
 from tcpopt.tree.identity import read_state
+from tcpopt.tree.worktree import PreparedTree
 
 
 @dataclass
@@ -75,12 +76,12 @@ def json_channel(output: Output) -> Iterator[Optional[IO]]:
 
 def cmd_run(settings: Settings, inject: Optional[List[Path]] = None,
             output: Output = Output(), twice: bool = False) -> int:
+    tree = PreparedTree(settings, inject or ())
     with worktree.locked(settings), json_channel(output) as channel:
         if settings.sanitize:
-            ok, verdict, run = sanitize_step(settings, Tally(), inject,
-                                             output.raw)
+            ok, verdict, run = sanitize_step(tree, Tally(), output.raw)
         else:
-            verdict, run = kunit_step(settings, inject, output.raw)
+            verdict, run = kunit_step(tree, output.raw)
             ok = verdict.ok
         if twice:
             heading(f'{settings.tree}: every suite twice in one boot')
@@ -142,7 +143,7 @@ def cmd_parse(settings: Settings, log: Optional[Path],
 def cmd_layouts(settings: Settings, update: bool = False, png: bool = False,
                 inject: Optional[List[Path]] = None) -> int:
     with worktree.locked(settings):
-        verdict, run = kunit_step(settings, inject)
+        verdict, run = kunit_step(PreparedTree(settings, inject or ()))
         if update:
             written = tables.write_layouts(need(settings, run),
                                            settings.tree, tables.DOCS_DIR,
@@ -184,7 +185,7 @@ def cmd_compare(trees: List[Settings]) -> int:
 
 def cmd_capture(settings: Settings) -> int:
     with worktree.locked(settings):
-        verdict, run = kunit_step(settings)
+        verdict, run = kunit_step(PreparedTree(settings))
         heading(f'live capture: {capture.SUITE} on {settings.tree}')
         captured = capture_report(settings, Tally(), run)
     return 0 if verdict.ok and captured else 1
@@ -206,8 +207,7 @@ def cmd_series(settings: Settings, action: str,
                              'upstream layer')
         tally = Tally()
         with worktree.locked(settings):
-            worktree.prepare(settings)
-            cost_step(settings, tally)
+            cost_step(PreparedTree(settings), tally)
         return 0 if tally.failed == 0 else 1
     if action == 'build-check':
         with worktree.locked(settings):
@@ -238,9 +238,7 @@ def cmd_series(settings: Settings, action: str,
 def cmd_kconfig(settings: Settings) -> int:
     tally = Tally()
     with worktree.locked(settings):
-        worktree.prepare(settings)
-        if not (settings.build_dir / '.config').is_file():
-            kunit_step(settings)
+        need_build(PreparedTree(settings))
         kconfig_step(settings, tally)
     return 1 if tally.failed else 0
 
@@ -255,9 +253,7 @@ def cmd_plain(settings: Settings) -> int:
 
 def cmd_mutants(settings: Settings) -> int:
     with worktree.locked(settings):
-        worktree.prepare(settings)
-        if not (settings.build_dir / '.config').is_file():
-            kunit_step(settings)
+        need_build(PreparedTree(settings))
         heading(f'mutants: kernel-patches/regressions/{settings.tree}')
         return 0 if mutants_step(settings, Tally()) else 1
 
@@ -276,7 +272,7 @@ def list_mutants(settings: Settings, functions: Optional[List[str]],
     works while a run holds it."""
     if read_state(settings.source) is None:
         with worktree.locked(settings):
-            worktree.prepare(settings)
+            PreparedTree(settings).source()
     every = generated.select(generated.all_mutants(
         settings, settings.source, functions), ids)
     for mutant in generated.sample(every, size, seed):
@@ -290,12 +286,12 @@ def cmd_mutate(settings: Settings, functions: Optional[List[str]],
     if listing:
         list_mutants(settings, functions, size, seed, ids)
         return 0
+    tree = PreparedTree(settings)
     with worktree.locked(settings):
-        if not (settings.build_dir / '.config').is_file():
-            kunit_step(settings)
+        need_build(tree)
         started = time.monotonic()
-        chosen, results, equivalents = mutate_run(settings, functions,
-                                                  size, seed, ids)
+        chosen, results, equivalents = mutate_run(tree, functions, size,
+                                                  seed, ids)
         total = generated.score(chosen, results, equivalents)
         for mutant in chosen:
             result = results[mutant.ident]
@@ -323,7 +319,7 @@ def cmd_mutate(settings: Settings, functions: Optional[List[str]],
 
 def cmd_bisect_demo(settings: Settings) -> int:
     with worktree.locked(settings):
-        worktree.prepare(settings)
+        PreparedTree(settings).source()
     return 0 if bisect_demo_step(settings, Tally()) else 1
 
 
@@ -348,7 +344,7 @@ def cmd_hot_path(settings: Settings) -> int:
     """The hot-path benchmark alone, with its verdict."""
     from tcpopt.bench import table
     with worktree.locked(settings):
-        worktree.prepare(settings)
+        PreparedTree(settings).source()
         worktree.ensure_pristine(settings)
         hot = hotpath.measure(settings, accel.choose(settings.build_dir),
                               scale=False)

@@ -30,6 +30,7 @@ from tcpopt.run_checks import (Tally, capture_step, debug_kunit_step, heading,
                                tshark_step, twice_step)
 from tcpopt.series import bisectable, bloat, kconfig_matrix, patchset, plain
 from tcpopt.tree import sanitize, worktree
+from tcpopt.tree.worktree import PreparedTree
 
 
 def unit_test_step(tally: Tally) -> None:
@@ -43,7 +44,8 @@ def unit_test_step(tally: Tally) -> None:
     tally.skipped += len(result.skipped)
 
 
-def bloat_step(settings: Settings, tally: Tally) -> None:
+def bloat_step(tree: PreparedTree, tally: Tally) -> None:
+    settings = tree.settings
     for result in bloat.check(settings):
         if result.error:
             print(f'FAIL {result.config_name} config: {result.error}')
@@ -57,13 +59,14 @@ def bloat_step(settings: Settings, tally: Tally) -> None:
                 print(result.report)
         tally.add(result.ok)
     if settings.layered:
-        cost_step(settings, tally)
+        cost_step(tree, tally)
 
 
-def cost_step(settings: Settings, tally: Tally) -> None:
+def cost_step(tree: PreparedTree, tally: Tally) -> None:
     """What the upstream layer costs tcp_output.o: measured, printed."""
+    tree.source()               # its bloat-o-meter
     try:
-        rows = bloat.production_cost(settings)
+        rows = bloat.production_cost(tree.settings)
     except HarnessError as error:
         print(f'FAIL production cost: {error}')
         tally.add(False)
@@ -81,11 +84,11 @@ def bisectable_step(settings: Settings, tally: Tally) -> None:
         tally.add(result.ok)
 
 
-def series_step(settings: Settings, tally: Tally) -> None:
+def series_step(tree: PreparedTree, tally: Tally) -> None:
     """The stored series holds no identity and matches kunit/."""
+    settings = tree.settings
     problems = patchset.check(settings)
-    source = worktree.prepare(settings)
-    problems += patchset.kunitconfig_problems(settings, source)
+    problems += patchset.kunitconfig_problems(settings, tree.source())
     for problem in problems:
         print(f'FAIL {problem}')
     if not problems:
@@ -160,27 +163,28 @@ def mutants_step(settings: Settings, tally: Tally,
     return all(result.killed for result in results)
 
 
-def mutate_run(settings: Settings, functions: Optional[List[str]],
+def mutate_run(tree: PreparedTree, functions: Optional[List[str]],
                size: Optional[int], seed: int,
                ids: Optional[List[str]] = None) -> tuple:
     """The chosen generated mutants, run (resuming), and their score."""
-    worktree.prepare(settings)
-    tree = regressions.scratch(settings)
-    tree.ensure()
+    settings = tree.settings
+    tree.source()               # the base of the mutants' copy
+    scratch = regressions.scratch(settings)
+    scratch.ensure()
     build = regressions.mutant_dirs(settings)[1]
     every = generated.select(
-        generated.all_mutants(settings, tree.src, functions), ids)
+        generated.all_mutants(settings, scratch.src, functions), ids)
     chosen = generated.sample(every, size, seed)
     equivalents = generated.read_equivalents(
         generated.equivalent_file(settings))
-    results = generated.run_all(settings, tree, build, chosen)
+    results = generated.run_all(settings, scratch, build, chosen)
     return chosen, results, equivalents
 
 
-def mutate_step(settings: Settings, tally: Tally) -> bool:
+def mutate_step(tree: PreparedTree, tally: Tally) -> bool:
     """The fixed sample: every mutant killed or declared equivalent."""
     chosen, results, equivalents = mutate_run(
-        settings, None, MUTATION_SAMPLE, MUTATION_SEED)
+        tree, None, MUTATION_SAMPLE, MUTATION_SEED)
     total = generated.score(chosen, results, equivalents)
     alive = generated.survivors(chosen, results, equivalents)
     for mutant in alive:
@@ -221,6 +225,7 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool,
     kernel, and its suites run twice in one boot too.
     """
     tree = settings.tree
+    prepared = PreparedTree(settings)   # prepared once, by the first step
     runs: List[Optional[ktap.Run]] = []  # the KUnit step's, read once
 
     def checks(step: Callable[[ktap.Run], None]) -> Callable[[], None]:
@@ -233,9 +238,9 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool,
                        '--sanitize)')
     steps = [
         ('kunit-debug' if settings.sanitize else 'kunit', kunit_title,
-         lambda: runs.append(debug_kunit_step(settings, tally)
+         lambda: runs.append(debug_kunit_step(prepared, tally)
                              if settings.sanitize else
-                             kunit_test_step(settings, tally))),
+                             kunit_test_step(prepared, tally))),
         ('sweep', f'sweep: every {tree} combination against the reference '
          'model', checks(lambda run: sweep_step(settings, tally, run))),
         ('layouts', f'docs/layouts/{tree}.md is golden',
@@ -246,7 +251,7 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool,
          'pcap that tshark reads cleanly',
          checks(lambda run: capture_step(settings, tally, run))),
         ('series', f'kernel-patches/{tree} is kunit/ byte for byte, with no '
-         'identity', lambda: series_step(settings, tally)),
+         'identity', lambda: series_step(prepared, tally)),
         ('export', f'export of kernel-patches/{tree} (throwaway identity): '
          'checkpatch.pl --strict and get_maintainer.pl',
          lambda: export_step(settings, tally)),
@@ -255,7 +260,7 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool,
         'bloat': (f'zero-delta check: {tree} tcp_output.o with '
                   'CONFIG_TCP_OPTIONS_KUNIT_TEST=n, pristine (plus the '
                   'series\' fixes) vs patched',
-                  lambda: bloat_step(settings, tally)),
+                  lambda: bloat_step(prepared, tally)),
         'plain': (f'git am of the export onto {settings.package}, then '
                   'plain kunit.py --kunitconfig='
                   f'{plain.plain_kunitconfig(settings)}',
@@ -272,7 +277,7 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool,
                                               only=REGRESSIONS_2008)),
         'mutate': (f'generated mutants: a fixed sample of {MUTATION_SAMPLE} '
                    f'on {tree}, each killed or declared equivalent',
-                   lambda: mutate_step(settings, tally)),
+                   lambda: mutate_step(prepared, tally)),
     }
     if build_free:
         return [step for step in steps if step[0] in BUILD_FREE_STEPS]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional
+from typing import Optional
 
 from tcpopt.core.errors import HarnessError
 from tcpopt.core.fs import display
@@ -19,8 +19,9 @@ from tcpopt.log import ktap
 from tcpopt.log.expected import expected_cases, suite_names
 from tcpopt.log.report import (Verdict, failure_details, judge, layout_table,
                                raw_lines, summary)
-from tcpopt.tree import kernel, sanitize, twice, worktree
+from tcpopt.tree import kernel, sanitize, twice
 from tcpopt.tree.identity import kernel_version
+from tcpopt.tree.worktree import PreparedTree
 
 
 @dataclass
@@ -44,13 +45,12 @@ def heading(text: str) -> None:
     print(f'\n== {text}', flush=True)
 
 
-def kunit_step(settings: Settings, inject: Optional[List[Path]] = None,
-               raw: Optional[str] = None
+def kunit_step(tree: PreparedTree, raw: Optional[str] = None
                ) -> tuple[Verdict, Optional[ktap.Run]]:
     """Prepare the tree (plus any injected patches), build, boot, and
     report every case; the run, None without a log, is the one reading
     of test.log that every check after this step takes."""
-    source = worktree.prepare(settings, inject)
+    settings, source = tree.settings, tree.source()
     version = kernel_version(source)
     print(f'tree: {settings.label} {version} in {source}', flush=True)
     status, log = build_and_boot(settings, source)
@@ -100,8 +100,8 @@ def build_and_boot(settings: Settings, source: Path) -> tuple[int, Path]:
     return status, log
 
 
-def kunit_test_step(settings: Settings, tally: Tally) -> Optional[ktap.Run]:
-    verdict, run = kunit_step(settings)
+def kunit_test_step(tree: PreparedTree, tally: Tally) -> Optional[ktap.Run]:
+    verdict, run = kunit_step(tree)
     tally.add(True, len(verdict.passed))
     tally.add(False, len(verdict.failed) + len(verdict.missing))
     tally.skipped += len(verdict.skipped)
@@ -116,6 +116,15 @@ def need(settings: Settings, run: Optional[ktap.Run]) -> ktap.Run:
         raise HarnessError(f'no KUnit log at {settings.test_log}: the KUnit '
                            'step failed')
     return run
+
+
+def need_build(tree: PreparedTree) -> Path:
+    """src/, with a configured kernel in the build dir: the steps that
+    build on the main build (kconfig, mutants, mutate) need one, so the
+    KUnit step runs first when there is none."""
+    if not (tree.settings.build_dir / '.config').is_file():
+        kunit_step(tree)
+    return tree.source()
 
 
 def layouts_step(settings: Settings, tally: Tally, run: ktap.Run) -> None:
@@ -188,12 +197,12 @@ def capture_step(settings: Settings, tally: Tally, run: ktap.Run) -> None:
     capture_report(settings, tally, run)
 
 
-def debug_kunit_step(settings: Settings, tally: Tally
+def debug_kunit_step(tree: PreparedTree, tally: Tally
                      ) -> Optional[ktap.Run]:
     """The KUnit step on the debug kernel: every case as kunit_test_step
     counts it, and any KASAN, UBSAN, KFENCE or lockdep report fails."""
-    run = kunit_test_step(settings, tally)
-    tally.add(report_splats(settings, run.sanitizer if run else []))
+    run = kunit_test_step(tree, tally)
+    tally.add(report_splats(tree.settings, run.sanitizer if run else []))
     return run
 
 
@@ -207,14 +216,13 @@ def report_splats(settings: Settings, reports: list) -> bool:
     return not reports
 
 
-def sanitize_step(settings: Settings, tally: Tally,
-                  inject: Optional[List[Path]] = None,
+def sanitize_step(tree: PreparedTree, tally: Tally,
                   raw: Optional[str] = None
                   ) -> tuple[bool, Verdict, Optional[ktap.Run]]:
     """The suites under KASAN, UBSAN and KFENCE: any report fails, even
     in a case KUnit calls passed."""
-    verdict, run = kunit_step(settings, inject, raw)
-    clean = report_splats(settings, run.sanitizer if run else [])
+    verdict, run = kunit_step(tree, raw)
+    clean = report_splats(tree.settings, run.sanitizer if run else [])
     tally.add(verdict.ok)
     tally.add(clean)
     return verdict.ok and clean, verdict, run

@@ -153,6 +153,36 @@ class MainTest(unittest.TestCase):
                          ['--tree=6.12', 'bench'])
 
 
+class NeedBuildTest(unittest.TestCase):
+    """run_checks.need_build: the KUnit step first, only without a build."""
+
+    def setUp(self) -> None:
+        import tempfile
+        from tcpopt.core.settings import Settings
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.settings = Settings(tree='6.1', work_dir=Path(tmp.name))
+
+    def need_build(self) -> tuple:
+        from unittest import mock
+        from tcpopt.tree.worktree import PreparedTree
+        tree = PreparedTree(self.settings)
+        with mock.patch('tcpopt.tree.worktree.prepare',
+                        return_value=Path('/src')) as prepare, \
+                mock.patch('tcpopt.run_checks.kunit_step',
+                           side_effect=lambda tree: tree.source()) as step:
+            source = run_checks.need_build(tree)
+        return source, step.call_count, prepare.call_count
+
+    def test_no_build_runs_the_kunit_step_first(self) -> None:
+        self.assertEqual(self.need_build(), (Path('/src'), 1, 1))
+
+    def test_a_configured_build_is_used_as_it_is(self) -> None:
+        self.settings.build_dir.mkdir(parents=True)
+        (self.settings.build_dir / '.config').write_text('CONFIG_KUNIT=y\n')
+        self.assertEqual(self.need_build(), (Path('/src'), 0, 1))
+
+
 class TestHelpTest(unittest.TestCase):
 
     def test_help_lists_every_step_of_the_test_command(self) -> None:
@@ -392,9 +422,10 @@ class OneParsePerTreeTest(unittest.TestCase):
         self.addCleanup(tmp.cleanup)
         self.work = Path(tmp.name)
 
-    def reads(self, command) -> tuple:
-        """command() with the kernel faked: (the reads of each test.log,
-        the paths ktap.parse was given, stdout)."""
+    def reads(self, command, keep: tuple = ()) -> tuple:
+        """command() with the kernel faked and the steps but those @keep
+        names skipped: (the reads of each test.log, the paths ktap.parse
+        was given, stdout); self.prepare is worktree.prepare's mock."""
         import collections
         import contextlib
         import io
@@ -424,11 +455,12 @@ class OneParsePerTreeTest(unittest.TestCase):
         skipped = {name: nothing for name in (
             'unit_test_step', 'series_step', 'export_step', 'bloat_step',
             'plain_step', 'kconfig_step', 'bisectable_step', 'mutants_step',
-            'mutate_step', 'bisect_demo_step', 'twice_step')}
+            'mutate_step', 'bisect_demo_step', 'twice_step')
+            if name not in keep}
         with mock.patch('tcpopt.run_checks.build_and_boot', boot), \
                 mock.patch.multiple('tcpopt.pipeline', **skipped), \
                 mock.patch('tcpopt.tree.worktree.prepare',
-                           return_value=self.work), \
+                           return_value=self.work) as self.prepare, \
                 mock.patch('tcpopt.run_checks.kernel_version',
                            return_value='6.1.192'), \
                 mock.patch('tcpopt.layout.dissect.find_tshark',
@@ -482,6 +514,21 @@ class OneParsePerTreeTest(unittest.TestCase):
             with self.subTest(name):
                 opened, parsed, _ = self.reads(command)
                 self.assertEqual((opened, parsed), ({log: 1}, [log]))
+
+    def test_the_test_command_prepares_each_tree_once(self) -> None:
+        """The KUnit and the series steps share the tree's one prepare()."""
+        from unittest import mock
+        from tcpopt.core.settings import Settings
+        trees = [Settings.create(tree, self.work) for tree in TEST_TREES]
+        with mock.patch('tcpopt.pipeline.patchset.check', return_value=[]), \
+                mock.patch('tcpopt.pipeline.patchset.kunitconfig_problems',
+                           return_value=[]):
+            self.reads(lambda: pipeline.cmd_test(trees),
+                       keep=('series_step',))
+        prepared = [call.args[0] for call in self.prepare.call_args_list]
+        self.assertEqual([(s.tree, s.sanitize) for s in prepared],
+                         [(tree, tree == TEST_TREES[-1])
+                          for tree in TEST_TREES])
 
 if __name__ == '__main__':
     unittest.main()

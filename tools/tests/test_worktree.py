@@ -421,6 +421,21 @@ class OverlayTest(FakeTreeTestCase):
                          [self.target / 'fake_test.c'])
 
 
+class PreparedTreeTest(unittest.TestCase):
+    """A command's steps share one PreparedTree: prepare() runs once."""
+
+    def test_prepared_on_first_use_and_only_then(self) -> None:
+        settings = Settings(tree='6.1', work_dir=Path('/nonexistent'))
+        inject = [Path('/x/fault.patch')]
+        with mock.patch('tcpopt.tree.worktree.prepare',
+                        return_value=Path('/src')) as prepare:
+            tree = worktree.PreparedTree(settings, inject)
+            prepare.assert_not_called()
+            self.assertEqual([tree.source(), tree.source()],
+                             [Path('/src')] * 2)
+        prepare.assert_called_once_with(settings, inject)
+
+
 class ScratchTreeTest(FakeTreeTestCase):
     """The one scratch-tree type: base, patches, overlay, one marker."""
 

@@ -19,8 +19,9 @@ import json
 import os
 import subprocess
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, List, Optional
+from typing import Iterator, List, Optional, Sequence
 
 from tcpopt.core.errors import HarnessError, SetupError, first_error, log
 from tcpopt.core.fs import copy_into, remove_tree, replace_dir, sha256
@@ -157,3 +158,20 @@ def prepare(settings: Settings,
         source = ensure_source(settings, extra_patches)
     overlay_sources(settings)
     return source
+
+
+@dataclass
+class PreparedTree:
+    """One kernel tree as the steps of a command share it: prepare()d on
+    first use and at most once, with the patches injected for this run
+    (run --inject). Each command makes one per tree and hands it to every
+    step that needs src/."""
+    settings: Settings
+    inject: Sequence[Path] = ()
+    _source: Optional[Path] = field(default=None, init=False, repr=False)
+
+    def source(self) -> Path:
+        """src/, ready and up to date: prepared on the first call."""
+        if self._source is None:
+            self._source = prepare(self.settings, list(self.inject))
+        return self._source
