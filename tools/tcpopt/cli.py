@@ -22,18 +22,32 @@ from tcpopt.pipeline import test_help
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is a UsageError: one line, exit 2; and
-    the options added to it stay at hand in .options (argparse keeps its
-    own list private)."""
+    """argparse, but a usage error is a UsageError: one line, exit 2; the
+    options added to it stay at hand in .options (argparse keeps its own
+    list private); and an option may join a mutually exclusive group by
+    name (one_of), whichever option group adds it."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.options: List[argparse.Action] = []
+        self.exclusive: Dict[str, Any] = {}
         super().__init__(*args, **kwargs)
 
-    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
-        action = super().add_argument(*args, **kwargs)
+    def add_argument(self, *args: Any, one_of: Optional[str] = None,
+                     **kwargs: Any) -> argparse.Action:
+        """@one_of: the options added with the same name exclude each
+        other (argparse's mutually exclusive group of that name)."""
+        if one_of is None:
+            action = super().add_argument(*args, **kwargs)
+        else:
+            action = self.exclusive_group(one_of).add_argument(*args,
+                                                               **kwargs)
         self.options.append(action)
         return action
+
+    def exclusive_group(self, name: str) -> Any:
+        if name not in self.exclusive:
+            self.exclusive[name] = self.add_mutually_exclusive_group()
+        return self.exclusive[name]
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
@@ -46,25 +60,30 @@ def positive(text: str) -> int:
     return value
 
 
-def add_tree_opts(parser: argparse.ArgumentParser) -> None:
+# The mutually exclusive groups: the options that name the trees another
+# way than --tree, and the series command's actions.
+TREE_CHOICE, SERIES_ACTION = 'tree', 'series action'
+
+
+def add_tree_opts(parser: Parser) -> None:
     parser.add_argument('--tree', choices=sorted(TREES, key=version_key),
-                        action='append',
+                        action='append', one_of=TREE_CHOICE,
                         help=f'kernel tree (default {DEFAULT_TREE}; the test '
                         'command runs every tree unless one is named)')
 
 
-def add_build_opts(parser: argparse.ArgumentParser) -> None:
+def add_build_opts(parser: Parser) -> None:
     parser.add_argument('--jobs', type=positive, metavar='N',
                         help='make -jN (default: one per CPU)')
 
 
-def add_exec_opts(parser: argparse.ArgumentParser) -> None:
+def add_exec_opts(parser: Parser) -> None:
     parser.add_argument('--timeout', type=positive, metavar='SECONDS',
                         help='how long the kernel may run in QEMU (default '
                         f'{DEFAULT_KUNIT_TIMEOUT}, or $TCPOPT_KUNIT_TIMEOUT)')
 
 
-def add_output_opts(parser: argparse.ArgumentParser) -> None:
+def add_output_opts(parser: Parser) -> None:
     parser.add_argument('--json', nargs='?', const='stdout', metavar='FILE',
                         help='the verdict and the layout table as JSON, to '
                         'FILE or (without one) to stdout; everything else '
@@ -76,7 +95,7 @@ def add_output_opts(parser: argparse.ArgumentParser) -> None:
                         'layout table')
 
 
-def add_inject_opt(parser: argparse.ArgumentParser) -> None:
+def add_inject_opt(parser: Parser) -> None:
     parser.add_argument('--inject', action='append', type=Path,
                         metavar='PATCH',
                         help='apply PATCH on top of the series for this run '
@@ -84,14 +103,14 @@ def add_inject_opt(parser: argparse.ArgumentParser) -> None:
                         'next run without it rebuilds the clean tree')
 
 
-def add_filter_opt(parser: argparse.ArgumentParser) -> None:
+def add_filter_opt(parser: Parser) -> None:
     parser.add_argument('--filter', metavar='GLOB', dest='filter_glob',
                         help='only the suites (and cases) matching GLOB, '
                         'kunit.py\'s filter_glob: suite_glob[.test_glob]; '
                         'cases it leaves out are not due')
 
 
-def add_run_opts(parser: argparse.ArgumentParser) -> None:
+def add_run_opts(parser: Parser) -> None:
     parser.add_argument('--sanitize', action='store_true',
                         help='build with KASAN, UBSAN and KFENCE in a '
                         'separate build dir; any sanitizer report fails')
@@ -102,7 +121,7 @@ def add_run_opts(parser: argparse.ArgumentParser) -> None:
                         '(Linux 6.7 and later); any failure or splat fails')
     add_inject_opt(parser)
     parser.add_argument('--source', type=Path, metavar='DIR',
-                        help='the suites on your own kernel tree or git '
+                        one_of=TREE_CHOICE, help='the suites on your own kernel tree or git '
                         'checkout (6.1 or later), with the series of the '
                         'nearest supported tree; DIR is only read, its copy '
                         'and warm build live in the work dir')
@@ -112,7 +131,7 @@ def add_run_opts(parser: argparse.ArgumentParser) -> None:
                         'dir>/<tree>/build)')
 
 
-def add_layouts_opts(parser: argparse.ArgumentParser) -> None:
+def add_layouts_opts(parser: Parser) -> None:
     parser.add_argument('--update', action='store_true',
                         help='rewrite docs/layouts/<tree>.md and its '
                         'pictures from this run')
@@ -121,13 +140,14 @@ def add_layouts_opts(parser: argparse.ArgumentParser) -> None:
                         '(librsvg2-bin) is installed')
     parser.add_argument('--compare', nargs='+', metavar='TREE',
                         choices=sorted(TREES, key=version_key),
+                        one_of=TREE_CHOICE,
                         help='side-by-side table of the cases that differ '
                         'between two or three trees, oldest first, with the '
                         'reason')
     add_inject_opt(parser)
 
 
-def add_mutate_opts(parser: argparse.ArgumentParser) -> None:
+def add_mutate_opts(parser: Parser) -> None:
     parser.add_argument('--functions', type=lambda text: text.split(','),
                         metavar='F,...',
                         help='only these functions (default: all the '
@@ -147,22 +167,22 @@ def add_mutate_opts(parser: argparse.ArgumentParser) -> None:
                         help='only these mutants (ids from --list)')
 
 
-def add_series_opts(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument('--regen', action='store_true',
+def add_series_opts(parser: Parser) -> None:
+    parser.add_argument('--regen', action='store_true', one_of=SERIES_ACTION,
                         help='rewrite the test files in kernel-patches/<tree> '
                         'from kunit/')
     parser.add_argument('--export', type=Path, metavar='DIR',
-                        help='write the series for posting to DIR (git '
+                        one_of=SERIES_ACTION, help='write the series for posting to DIR (git '
                         'format-patch signed with your git user.name and '
                         'user.email; on a tree with two layers, the fix as '
                         'DIR/net/ [PATCH net] and the rest of upstream/ as '
                         'DIR/net-next/ [PATCH net-next n/m]), then run '
                         'checkpatch.pl --strict and get_maintainer.pl')
     parser.add_argument('--build-check', action='store_true',
-                        help='build the objects each patch of the upstream '
+                        one_of=SERIES_ACTION, help='build the objects each patch of the upstream '
                         'layer touches with W=1 under gcc and clang-19, '
                         'patch by patch; any new warning fails')
-    parser.add_argument('--cost', action='store_true',
+    parser.add_argument('--cost', action='store_true', one_of=SERIES_ACTION,
                         help="what the upstream layer costs tcp_output.o: "
                         'bloat-o-meter and .text against the pristine tree '
                         'plus the fixes, CONFIG_KUNIT off and on')
@@ -173,7 +193,7 @@ def add_series_opts(parser: argparse.ArgumentParser) -> None:
                         'repeatable')
 
 
-def add_test_opts(parser: argparse.ArgumentParser) -> None:
+def add_test_opts(parser: Parser) -> None:
     parser.add_argument('--quick', action='store_true',
                         help='skip the sanitizer build')
     parser.add_argument('--all-steps', action='store_true',
@@ -182,7 +202,7 @@ def add_test_opts(parser: argparse.ArgumentParser) -> None:
                         '--tree 6.12 --all-steps')
 
 
-def add_parse_opts(parser: argparse.ArgumentParser) -> None:
+def add_parse_opts(parser: Parser) -> None:
     parser.add_argument('log', nargs='?', type=Path, metavar='LOG',
                         help='a KUnit console log, only read (default: the '
                         'last run\'s <work dir>/<tree>/build/test.log); a '
@@ -191,14 +211,14 @@ def add_parse_opts(parser: argparse.ArgumentParser) -> None:
     add_filter_opt(parser)
 
 
-def add_clean_opts(parser: argparse.ArgumentParser) -> None:
+def add_clean_opts(parser: Parser) -> None:
     parser.add_argument('--keep-build', action='store_true',
                         help='keep the extracted tree, the patched tree and '
                         'the main build (the next run stays warm); remove '
                         'the scratch trees only')
 
 
-def add_bench_opts(parser: argparse.ArgumentParser) -> None:
+def add_bench_opts(parser: Parser) -> None:
     parser.add_argument('--kunitconfig-costs', action='store_true',
                         help='also build without each .kunitconfig option '
                         'and report what it costs')
@@ -242,7 +262,7 @@ SUBCOMMANDS = {
 }
 
 
-OptionGroup = Callable[[argparse.ArgumentParser], None]
+OptionGroup = Callable[[Parser], None]
 
 
 def options_of(groups: Sequence[OptionGroup]) -> List[argparse.Action]:
@@ -263,15 +283,10 @@ TAKES_VALUE = frozenset(option for action in EVERY_OPTION
 # Where argparse keeps each option's value: --filter's is filter_glob.
 DEST = {option: action.dest for action in EVERY_OPTION
         for option in action.option_strings}
-# Options that exclude each other: the first would silently win. Not
-# argparse's mutually exclusive groups: they print as [--regen | --export
-# DIR] in --help, word the error their own way, and cannot say that
-# --compare excludes --update and --inject, which go together.
-EXCLUSIVE = (('--regen', '--export'), ('--regen', '--build-check'),
-             ('--export', '--build-check'), ('--cost', '--regen'),
-             ('--cost', '--export'), ('--cost', '--build-check'),
-             ('--compare', '--update'), ('--compare', '--inject'),
-             ('--compare', '--tree'), ('--source', '--tree'))
+# Options that exclude each other beyond the groups: argparse puts an
+# option in one group only, and --compare's is --tree's (--update and
+# --inject, which go together, cannot share one with it).
+EXCLUSIVE = (('--compare', '--update'), ('--compare', '--inject'))
 
 
 def build_parser() -> Parser:

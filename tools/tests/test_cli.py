@@ -290,9 +290,20 @@ class MisusedOptionsTest(unittest.TestCase):
         self.assert_rejected('--export /tmp/x',
                              '--export only applies to ./run.sh series')
 
-    def test_regen_with_export(self) -> None:
-        self.assert_rejected('series --regen --export /tmp/x',
-                             'series: give --regen or --export, not both')
+    def test_the_series_actions_exclude_each_other(self) -> None:
+        import itertools
+        actions = ('--regen', '--export /tmp/x', '--build-check', '--cost')
+        for first, second in itertools.combinations(actions, 2):
+            with self.subTest(first=first, second=second):
+                self.assert_rejected(
+                    f'series {first} {second}',
+                    f'argument {second.split()[0]}: not allowed with '
+                    f'argument {first.split()[0]}')
+
+    def test_source_with_tree(self) -> None:
+        self.assert_rejected('run --tree 6.1 --source /k',
+                             'argument --source: not allowed with argument '
+                             '--tree')
 
     def test_compare_needs_two_or_three_trees_oldest_first(self) -> None:
         for trees in ('6.1', '6.12 6.1', '6.1 6.1', '6.1 6.12 7.3 7.3'):
@@ -301,13 +312,18 @@ class MisusedOptionsTest(unittest.TestCase):
                     f'layouts --compare {trees}',
                     '--compare takes 2 or 3 different trees, oldest first')
 
-    def test_compare_with_update_inject_or_tree(self) -> None:
-        for other in ('--update', '--inject x.patch', '--tree 6.12'):
+    def test_compare_with_update_or_inject(self) -> None:
+        for other in ('--update', '--inject x.patch'):
             with self.subTest(other):
                 self.assert_rejected(
                     f'layouts --compare 6.1 6.12 {other}',
                     f'layouts: give --compare or {other.split()[0]}, not '
                     'both')
+
+    def test_compare_with_tree(self) -> None:
+        self.assert_rejected('layouts --compare 6.1 6.12 --tree 6.12',
+                             'argument --tree: not allowed with argument '
+                             '--compare')
 
     def test_every_option_is_refused_by_every_other_command(self) -> None:
         parser = cli.build_parser()
