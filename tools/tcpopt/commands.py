@@ -207,7 +207,8 @@ def cmd_series(settings: Settings, action: str,
                              'upstream layer')
         tally = Tally()
         with worktree.locked(settings):
-            cost_step(PreparedTree(settings), tally)
+            need_build(PreparedTree(settings))
+            cost_step(settings, tally)
         return 0 if tally.failed == 0 else 1
     if action == 'build-check':
         with worktree.locked(settings):
@@ -344,8 +345,7 @@ def cmd_hot_path(settings: Settings) -> int:
     """The hot-path benchmark alone, with its verdict."""
     from tcpopt.bench import table
     with worktree.locked(settings):
-        PreparedTree(settings).source()
-        worktree.ensure_pristine(settings)
+        PreparedTree(settings).source()    # pristine/ too
         hot = hotpath.measure(settings, accel.choose(settings.build_dir),
                               scale=False)
     if hot.problem:

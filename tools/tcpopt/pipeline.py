@@ -44,8 +44,7 @@ def unit_test_step(tally: Tally) -> None:
     tally.skipped += len(result.skipped)
 
 
-def bloat_step(tree: PreparedTree, tally: Tally) -> None:
-    settings = tree.settings
+def bloat_step(settings: Settings, tally: Tally) -> None:
     for result in bloat.check(settings):
         if result.error:
             print(f'FAIL {result.config_name} config: {result.error}')
@@ -59,14 +58,13 @@ def bloat_step(tree: PreparedTree, tally: Tally) -> None:
                 print(result.report)
         tally.add(result.ok)
     if settings.layered:
-        cost_step(tree, tally)
+        cost_step(settings, tally)
 
 
-def cost_step(tree: PreparedTree, tally: Tally) -> None:
+def cost_step(settings: Settings, tally: Tally) -> None:
     """What the upstream layer costs tcp_output.o: measured, printed."""
-    tree.source()               # its bloat-o-meter
     try:
-        rows = bloat.production_cost(tree.settings)
+        rows = bloat.production_cost(settings)
     except HarnessError as error:
         print(f'FAIL production cost: {error}')
         tally.add(False)
@@ -260,7 +258,7 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool,
         'bloat': (f'zero-delta check: {tree} tcp_output.o with '
                   'CONFIG_TCP_OPTIONS_KUNIT_TEST=n, pristine (plus the '
                   'series\' fixes) vs patched',
-                  lambda: bloat_step(prepared, tally)),
+                  lambda: bloat_step(settings, tally)),
         'plain': (f'git am of the export onto {settings.package}, then '
                   'plain kunit.py --kunitconfig='
                   f'{plain.plain_kunitconfig(settings)}',

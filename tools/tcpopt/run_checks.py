@@ -120,8 +120,8 @@ def need(settings: Settings, run: Optional[ktap.Run]) -> ktap.Run:
 
 def need_build(tree: PreparedTree) -> Path:
     """src/, with a configured kernel in the build dir: the steps that
-    build on the main build (kconfig, mutants, mutate) need one, so the
-    KUnit step runs first when there is none."""
+    build on the main build (kconfig, mutants, mutate, the cost) need
+    one, so the KUnit step runs first when there is none."""
     if not (tree.settings.build_dir / '.config').is_file():
         kunit_step(tree)
     return tree.source()

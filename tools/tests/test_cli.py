@@ -183,6 +183,34 @@ class NeedBuildTest(unittest.TestCase):
         self.assertEqual(self.need_build(), (Path('/src'), 0, 1))
 
 
+class BuiltKernelCommandsTest(unittest.TestCase):
+    """The commands that build on the main build go through need_build()
+    with the tree they prepare, once."""
+
+    def test_each_command_needs_the_build(self) -> None:
+        import tempfile
+        from unittest import mock
+        from tcpopt.core.settings import Settings
+        with tempfile.TemporaryDirectory() as work:
+            settings = Settings.create('7.3', Path(work))
+            for name, command in (
+                    ('kconfig', lambda: commands.cmd_kconfig(settings)),
+                    ('mutants', lambda: commands.cmd_mutants(settings)),
+                    ('series --cost', lambda: commands.cmd_series(
+                        settings, 'cost'))):
+                with self.subTest(name), \
+                        mock.patch('tcpopt.commands.need_build') as need, \
+                        mock.patch.multiple(
+                            'tcpopt.commands', kconfig_step=mock.DEFAULT,
+                            mutants_step=mock.DEFAULT,
+                            cost_step=mock.DEFAULT), \
+                        mock.patch('tcpopt.commands.heading'):
+                    command()
+                (tree,), _ = need.call_args
+                self.assertEqual((need.call_count, tree.settings),
+                                 (1, settings))
+
+
 class TestHelpTest(unittest.TestCase):
 
     def test_help_lists_every_step_of_the_test_command(self) -> None:
