@@ -45,7 +45,7 @@ import time
 from pathlib import Path
 from typing import Dict, List
 
-from tcpopt.core.errors import HarnessError
+from tcpopt.core.errors import HarnessError, log
 from tcpopt.core.settings import Settings
 from tcpopt.log.report import judge
 from tcpopt.mutation.operators import Mutant
@@ -53,7 +53,7 @@ from tcpopt.mutation.results import (SAME_CODE, Result, load_results,
                                      save_results, tests_fingerprint)
 from tcpopt.mutation.boot import stages
 from tcpopt.mutation.targets import TARGETS
-from tcpopt.tree.worktree import ScratchTree, log
+from tcpopt.tree.scratch import ScratchTree
 
 # What the command layer calls as generated.<name>: the choice of
 # mutants, the equivalents and the report live in their own modules.

@@ -18,7 +18,7 @@ from tcpopt.core.settings import Settings
 from tcpopt.log.expected import UPSTREAM_TESTS, expected_cases
 from tcpopt.mutation.targets import TARGETS
 from tcpopt.series.upstream_tests import COMPAT_DIR
-from tcpopt.tree.worktree import write_atomic
+from tcpopt.core.fs import write_atomic
 
 # The verdict of a mutant whose object, debug info aside, is the
 # original's: equivalent by construction, never booted.

@@ -32,10 +32,6 @@ from tcpopt.tree.identity import (STAMP, STATE, kernel_version, read_state,
 from tcpopt.tree.overlay import overlay_sources
 from tcpopt.tree.patching import apply_patch
 from tcpopt.tree.usersource import ensure_user_source
-# mutation/generated.py still takes these from here; another change
-# moves its imports to core/fs.py and tree/scratch.py.
-from tcpopt.core.fs import write_atomic  # noqa: F401
-from tcpopt.tree.scratch import ScratchTree  # noqa: F401
 
 # Object directories under <tree>/, all made from one base tree.
 BUILD_DIRS = ('build*', 'bloat', 'steps', 'mutants', 'bench')
