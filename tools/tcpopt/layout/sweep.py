@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import (Any, Callable, Dict, Iterable, List, Mapping, Optional,
+                    Sequence, Tuple)
 
 from tcpopt.layout import model
 from tcpopt.layout.model import Inputs
@@ -180,32 +181,35 @@ def _more(count: int, what: str) -> List[str]:
     return [f'... and {extra} more {what}'] if extra > 0 else []
 
 
+def _section(items: Sequence[Any], header: str,
+             line: Callable[[Any], str], what: str) -> List[str]:
+    """A blank line, '<count> <header>', a line per item up to the
+    limit, and how many more."""
+    if not items:
+        return []
+    return (['', f'{len(items)} {header}'] +
+            [line(item) for item in items[:REPORT_LIMIT]] +
+            _more(len(items), what))
+
+
 def format_report(result: SweepResult) -> str:
     """A summary line, then each mismatch, invalid record and gap."""
     lines = [f'{result.total} combinations, {result.matched} matched']
     for m in result.mismatches[:REPORT_LIMIT]:
         lines += [''] + _mismatch_block(m)
     lines += _more(len(result.mismatches), 'mismatches')
-    if result.invalid:
-        lines += ['', f'{len(result.invalid)} records the model cannot '
-                  'judge:']
-        lines += [f'{record_text(bad.record)}: {bad.reason}'
-                  for bad in result.invalid[:REPORT_LIMIT]]
-        lines += _more(len(result.invalid), 'invalid records')
-    if result.duplicates:
-        lines += ['', f'{len(result.duplicates)} combinations printed more '
-                  'than once:']
-        lines += [f'{model.to_text(d.inputs)} ({d.count} records)'
-                  for d in result.duplicates[:REPORT_LIMIT]]
-        lines += _more(len(result.duplicates), 'duplicates')
-    if result.unexpected:
-        lines += ['', f'{len(result.unexpected)} combinations printed are '
-                  'not in the cross product of this tree:']
-        lines += [model.to_text(i) for i in result.unexpected[:REPORT_LIMIT]]
-        lines += _more(len(result.unexpected), 'unexpected combinations')
-    if result.missing:
-        lines += ['', f'{len(result.missing)} combinations of the cross '
-                  'product were not printed:']
-        lines += [model.to_text(i) for i in result.missing[:REPORT_LIMIT]]
-        lines += _more(len(result.missing), 'missing combinations')
+    lines += _section(result.invalid, 'records the model cannot judge:',
+                      lambda bad: f'{record_text(bad.record)}: {bad.reason}',
+                      'invalid records')
+    lines += _section(result.duplicates,
+                      'combinations printed more than once:',
+                      lambda d: f'{model.to_text(d.inputs)} '
+                                f'({d.count} records)',
+                      'duplicates')
+    lines += _section(result.unexpected, 'combinations printed are not in '
+                      'the cross product of this tree:', model.to_text,
+                      'unexpected combinations')
+    lines += _section(result.missing, 'combinations of the cross product '
+                      'were not printed:', model.to_text,
+                      'missing combinations')
     return '\n'.join(lines)
