@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import List, Optional, Tuple
 
 from tcpopt.core.errors import HarnessError
+from tcpopt.layout import options
 
 # Guard -> the first release that defines it.
 GUARDS = {
-    'OPTION_AO': (6, 7),        # TCP-AO, commit 1e03d32bea8e
-    'OPTION_ACCECN': (6, 18),   # the AccECN option (RFC 9768)
+    'OPTION_AO': options.AO.since,          # TCP-AO, commit 1e03d32bea8e
+    'OPTION_ACCECN': options.ACCECN1.since,  # the AccECN option (RFC 9768)
 }
 # Before 6.13 MODULE_IMPORT_NS() took a bare identifier.
 QUOTED_NAMESPACE_SINCE = (6, 13)
