@@ -387,6 +387,71 @@ class StagesTest(unittest.TestCase):
         self.assertEqual([call[:2] for call in self.calls],
                          [(glob, 'exec') for glob, _ in self.GLOBS])
 
+    def stall_then(self, second_status):
+        """The unit stage stops at its timeout with nothing failed, then
+        boots again: @second_status for every case, or None for a second
+        stall."""
+        self.calls = []
+
+        def run_suites(settings, src, build, output, timeout=None,
+                       filter_glob=None, action='run'):
+            number = len(self.calls)
+            self.calls.append((filter_glob, action, timeout))
+            # Calls: upstream, unit (stalls), unit again, live.
+            names = self.cases[(0, 1, 1, 2)[number]]
+            if number == 1 or (number == 2 and second_status is None):
+                return self.ktap.Run(cases=[self.ktap.Case('s', names[0],
+                                                           'pass')],
+                                     crash_lines=[], complete=False)
+            status = second_status if number == 2 else 'pass'
+            return self.ktap.Run(cases=[self.ktap.Case('s', n, status)
+                                        for n in names],
+                                 crash_lines=[], complete=True)
+        return self.boot_with(run_suites)
+
+    def boot_with(self, run_suites):
+        """run_stages() on a mutant that builds, with @run_suites."""
+        from unittest import mock
+        with mock.patch('tcpopt.mutation.regressions.run_suites',
+                        side_effect=run_suites), \
+                mock.patch('tcpopt.mutation.generated.build_only',
+                           return_value=True), \
+                mock.patch('tcpopt.mutation.generated.object_digest',
+                           return_value='mutated'):
+            return generated.run_stages(self.settings, Path('/src'),
+                                        Path('/build'), self.mutant,
+                                        {'f.c': 'original'})
+
+    def test_a_stage_stopped_by_a_busy_machine_is_booted_again(self):
+        if len(self.GLOBS) != 3:
+            self.skipTest('the two-layer stages')
+        result = self.stall_then('pass')
+        self.assertEqual(result.verdict, 'survived')
+        glob, seconds = self.GLOBS[1]
+        self.assertEqual(self.calls[1:3], [
+            (glob, 'exec', seconds),
+            (glob, 'exec', seconds * generated.STALL_RETRY_FACTOR)])
+
+    def test_a_stage_that_stalls_twice_kills(self):
+        if len(self.GLOBS) != 3:
+            self.skipTest('the two-layer stages')
+        result = self.stall_then(None)
+        self.assertEqual((result.verdict, result.stage),
+                         ('killed', self.GLOBS[1][0]))
+        self.assertEqual(len(self.calls), 3)
+
+    def test_a_crash_is_not_booted_again(self):
+        self.calls = []
+
+        def run_suites(settings, src, build, output, timeout=None,
+                       filter_glob=None, action='run'):
+            self.calls.append(timeout)
+            return self.ktap.Run(cases=[], crash_lines=['Kernel panic'],
+                                 complete=False)
+        result = self.boot_with(run_suites)
+        self.assertEqual(result.verdict, 'killed')
+        self.assertEqual(self.calls, [self.GLOBS[0][1]])
+
     def test_survives_only_every_stage(self):
         result = self.stages(None)
         self.assertEqual((result.verdict, result.compared),

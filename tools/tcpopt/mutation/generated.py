@@ -43,15 +43,16 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from tcpopt.core.errors import HarnessError, log
 from tcpopt.core.settings import Settings
+from tcpopt.log.ktap import Run
 from tcpopt.log.report import judge
 from tcpopt.mutation.operators import Mutant
 from tcpopt.mutation.results import (SAME_CODE, Result, load_results,
                                      save_results, tests_fingerprint)
-from tcpopt.mutation.boot import stages
+from tcpopt.mutation.boot import Stage, stages
 from tcpopt.mutation.targets import TARGETS
 from tcpopt.tree.scratch import ScratchTree
 
@@ -122,22 +123,44 @@ def reference_objects(settings: Settings, tree: ScratchTree,
     return {file: object_digest(build, file) for file in TARGETS}
 
 
+# A stage stopped by its timeout, with no case failed and no crash, boots
+# once more with this many times its seconds before its missing cases kill.
+STALL_RETRY_FACTOR = 4
+
+
+def boot_stage(settings: Settings, src: Path, build: Path, output: Path,
+               stage: Stage, seconds: int) -> Optional[Run]:
+    """The stage's run; None if the kernel never booted."""
+    # regressions.py owns the scratch tree; imported here, not at the top,
+    # so that listing mutants needs no kernel tooling.
+    from tcpopt.mutation import regressions
+    return regressions.run_suites(settings, src, build, output,
+                                  timeout=seconds, filter_glob=stage.glob,
+                                  action='exec')
+
+
+def stalled(run: Run) -> bool:
+    """Stopped before the end with nothing failed and no oops or panic: a
+    mutant that stalls the kernel, or a machine too busy for the time."""
+    return not run.complete and not run.crash_lines and \
+        all(case.status != 'fail' for case in run.cases)
+
+
 def run_stages(settings: Settings, src: Path, build: Path, mutant: Mutant,
                reference: Dict[str, str]) -> Result:
     """Build; a mutant the compiler turns into the original object is
     equivalent by construction (no boot). Otherwise boot the stages."""
-    # regressions.py owns the scratch tree; imported here, not at the top,
-    # so that listing mutants needs no kernel tooling.
-    from tcpopt.mutation import regressions
     output = build / f'mutate-{mutant.ident}.out'
     if not build_only(settings, src, build, output):
         return Result('no-build')
     if object_digest(build, mutant.file) == reference[mutant.file]:
         return Result(SAME_CODE, compared=True)
     for stage in stages(settings):
-        run = regressions.run_suites(settings, src, build, output,
-                                     timeout=stage.seconds,
-                                     filter_glob=stage.glob, action='exec')
+        run = boot_stage(settings, src, build, output, stage,
+                         stage.seconds)
+        if run and stalled(run):    # once more with longer tells which
+            run = boot_stage(settings, src, build, output, stage,
+                             stage.seconds * STALL_RETRY_FACTOR)
         if run is None:     # kunit.py stopped before the kernel booted
             return Result('no-build', compared=True)
         verdict = judge(run, list(stage.cases))
