@@ -358,6 +358,16 @@ static const struct est_layout_case est_layout_cases[] = {
 		.options = OPTION_TS, .sack_blocks = 2, .size = 40,
 		.tcp_header_len = HDR_TS, .header_delta = 28,
 	},
+	{
+		/* No TS; a 28-byte DSS (64-bit data ACK and mapping, RFC 8684
+		 * 3.3) leaves exactly 12 bytes: the base and one block fit
+		 */
+		.name = "mptcp_dss28_1_sack",
+		.req = { .eff_sacks = 2 },
+		.mptcp_size = 28,
+		.options = 0, .sack_blocks = 1, .size = 40,
+		.tcp_header_len = HDR_NO_TS, .header_delta = 40,
+	},
 #ifdef OPTION_ACCECN
 	{
 		/* AccECN with all three fields (11 bytes, padded to 12) */
