@@ -188,27 +188,29 @@ def old_case_names(source: str) -> List[str]:
 
 # What a default run declares on each tree (the upstream suites with the
 # tree's guards resolved), as the regexes counted it.
-CASES_PER_TREE = {expected.MAINLINE: 340, (6, 1): 321, (6, 12): 327,
-                  (7, 3): 340}
+# Mainline's suites and each tree's, with its feature guards resolved.
+VERSIONS = [expected.MAINLINE] + [version_key(tree) for tree in TREES]
 
 
 class ScannerOnTheRealSourcesTest(unittest.TestCase):
 
-    def test_every_tree_knows_its_count(self) -> None:
-        self.assertEqual(set(CASES_PER_TREE) - {expected.MAINLINE},
-                         {version_key(tree) for tree in TREES})
-
     def test_same_names_as_the_regexes_on_every_tree(self) -> None:
-        for version, count in CASES_PER_TREE.items():
+        """The tables as they are written today: the scanner finds what
+        the tab-keyed regexes found, and every row counts."""
+        for version in VERSIONS:
             paths = expected.sources(KUNIT_DIR, version) + \
                 [KUNIT_DIR / 'tcp_options_bench.c']
             with self.subTest(version=version):
+                total = 0
                 for path in paths:
                     text = expected.read_source(path, version)
                     self.assertEqual(expected.case_names(text),
                                      old_case_names(text), path.name)
+                    if path.name != 'tcp_options_bench.c':
+                        total += len(old_case_names(text))
                 self.assertEqual(
-                    len(expected.expected_cases(KUNIT_DIR, version)), count)
+                    len(expected.expected_cases(KUNIT_DIR, version)), total)
+                self.assertGreater(total, 300)
 
 
 class ReformattedTableTest(unittest.TestCase):
