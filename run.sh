@@ -13,7 +13,7 @@ if ! command -v python3 >/dev/null 2>&1; then
 			apt-get install -y -qq --no-install-recommends python3 >&2
 	else
 		echo "run.sh: error: python3 is missing: install the Debian package python3" >&2
-		exit 1
+		exit 2
 	fi
 fi
 

@@ -12,12 +12,15 @@ Signed-off-by: (the export signs with the user's own git identity):
 
 Every file the series creates under net/ipv4/ that kunit/ also holds is
 generated from kunit/, the one place the test sources are edited:
-`./run.sh series --regen` rewrites those sections, and `series --check`
+`./run.sh series --regen` rewrites those sections, and `./run.sh series`
 (a step of the test command) fails while they differ.
 
 `./run.sh series --export DIR` applies the stored patches to a git copy of
 the pristine tree, commits each as the user (`git commit -s`), and writes
-`git format-patch --cover-letter --subject-prefix="PATCH net-next"`.
+the upstream layer alone: the patches marked as fixes as DIR/net/
+(`[PATCH net]`, no cover letter), the rest as DIR/net-next/ (`[PATCH
+net-next n/m]` with a cover letter); a tree of one layer exports all of it
+as net-next.
 """
 
 from __future__ import annotations
