@@ -128,6 +128,16 @@ def add_mutate_opts(parser: Parser) -> None:
                         help='only these mutants (ids from --list)')
 
 
+def add_selftest_opts(parser: Parser) -> None:
+    parser.add_argument('tests', nargs='*', metavar='TEST',
+                        help='TCP-AO selftests by name, as in '
+                        'tools/testing/selftests/net/tcp_ao/Makefile (default: '
+                        'all; each runs as _ipv4 and _ipv6)')
+    parser.add_argument('--no-unfixed', dest='unfixed', action='store_false',
+                        help='skip the second boot, the syncookie selftest '
+                        'on the tree without the fix')
+
+
 def add_series_opts(parser: Parser) -> None:
     parser.add_argument('--regen', action='store_true', one_of=SERIES_ACTION,
                         help='rewrite the test files in kernel-patches/<tree> '
@@ -217,6 +227,10 @@ SUBCOMMANDS = {
                (add_series_opts,)),
     'kconfig': ('the Kconfig matrix', (add_build_opts,)),
     'plain': ('export, git am and plain kunit.py, as a reviewer would', ()),
+    'selftest': ('the TCP-AO selftests (tools/testing/selftests/net/tcp_ao) on '
+                 'the series\' debug kernel in QEMU, then the syncookie one '
+                 'on the tree without the fix, where it must fail',
+                 (add_selftest_opts,)),
     'clean': ('remove the work dir of a tree (every tree without --tree), '
               'or with --keep-build only its scratch trees',
               (add_clean_opts,)),
@@ -339,6 +353,7 @@ HANDLERS: Dict[str, Callable[[argparse.Namespace], int]] = {
     'bisect-demo': handlers.bisect_demo_handler,
     'bench': handlers.bench_handler, 'series': handlers.series_handler,
     'kconfig': handlers.kconfig_handler, 'plain': handlers.plain_handler,
+    'selftest': handlers.selftest_handler,
     'clean': handlers.clean_handler}
 
 

@@ -1,7 +1,7 @@
 """What each run.sh command but test does, given its trees' settings.
 
 run, parse, layouts (and --compare), capture, series, kconfig, plain,
-mutants, mutate, bisect-demo, bench, clean. The test command is
+selftest, mutants, mutate, bisect-demo, bench, clean. The test command is
 pipeline.py's."""
 
 from __future__ import annotations
@@ -26,10 +26,11 @@ from tcpopt.log.report import as_json, judge
 from tcpopt.mutation import generated, regressions
 from tcpopt.pipeline import (bisect_demo_step, cost_step, export_step,
                              kconfig_step, mutants_step, mutate_run,
-                             plain_step, print_export)
+                             plain_step, print_export, selftest_step)
 from tcpopt.run_checks import (Tally, capture_report, heading, kunit_step,
                                layouts_step, need, need_build, sanitize_step,
                                show_run, twice_step)
+from tcpopt.selftest import runner as selftest
 from tcpopt.series import buildcheck, patchset, plain
 from tcpopt.tree import accel, worktree
 from tcpopt.tree.identity import read_state
@@ -249,6 +250,16 @@ def cmd_plain(settings: Settings) -> int:
     with worktree.locked(settings):
         export_step(settings, tally)
         plain_step(settings, tally)
+    return 1 if tally.failed else 0
+
+
+def cmd_selftest(settings: Settings, tests: Sequence[str],
+                 unfixed: bool) -> int:
+    tally = Tally()
+    with worktree.locked(settings):
+        selftest.check_names(settings, tests)
+        export_step(settings, tally)
+        selftest_step(settings, tally, tests, unfixed)
     return 1 if tally.failed else 0
 
 

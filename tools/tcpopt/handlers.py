@@ -15,7 +15,7 @@ from typing import List, Optional
 from tcpopt.commands import (Output, cmd_bench, cmd_bisect_demo, cmd_capture,
                              cmd_clean, cmd_compare, cmd_hot_path, cmd_kconfig,
                              cmd_layouts, cmd_mutants, cmd_mutate, cmd_parse,
-                             cmd_plain, cmd_run, cmd_series)
+                             cmd_plain, cmd_run, cmd_selftest, cmd_series)
 from tcpopt.core import deps
 from tcpopt.core.errors import HarnessError, UsageError
 from tcpopt.core.settings import (BACKPORTED, DEFAULT_TREE, MUTATION_SEED,
@@ -23,6 +23,7 @@ from tcpopt.core.settings import (BACKPORTED, DEFAULT_TREE, MUTATION_SEED,
 from tcpopt.log.expected import filter_problem
 from tcpopt.mutation import generated
 from tcpopt.pipeline import cmd_test
+from tcpopt.selftest.runner import check_tree as check_selftest_tree
 from tcpopt.tree import backports
 from tcpopt.tree.identity import kernel_version
 
@@ -208,6 +209,15 @@ def kconfig_handler(args: argparse.Namespace) -> int:
 
 def plain_handler(args: argparse.Namespace) -> int:
     return cmd_plain(installed_tree(args))
+
+
+def selftest_handler(args: argparse.Namespace) -> int:
+    """On the debug kernel, the one the test command's plain step builds."""
+    trees = [dataclasses.replace(settings, sanitize=True)
+             for settings in tree_settings(args)]
+    check_selftest_tree(trees[0])
+    install(trees)
+    return cmd_selftest(trees[0], args.tests, args.unfixed)
 
 
 def clean_handler(args: argparse.Namespace) -> int:

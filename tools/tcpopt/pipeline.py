@@ -28,6 +28,8 @@ from tcpopt.mutation import generated, regressions
 from tcpopt.run_checks import (Tally, capture_step, debug_kunit_step, heading,
                                kunit_test_step, layouts_step, need, sweep_step,
                                tshark_step, twice_step)
+from tcpopt.selftest import report as selftest_report
+from tcpopt.selftest import runner as selftest
 from tcpopt.series import bisectable, bloat, kconfig_matrix, patchset, plain
 from tcpopt.tree import sanitize, worktree
 from tcpopt.tree.worktree import PreparedTree
@@ -128,7 +130,7 @@ def plain_step(settings: Settings, tally: Tally) -> None:
                            'export step failed')
     repo = plain.git_am(settings, patches)
     print(f'git am: {len(patches)} patches onto {settings.package} in {repo}')
-    print('$ ' + ' '.join(plain.plain_command(settings)), flush=True)
+    print('$ ' + ' '.join(plain.plain_command(settings, repo)), flush=True)
     status, log = plain.run_plain_kunit(settings, repo)
     for line in plain.closing_lines(log):
         print(f'  {line}')
@@ -144,6 +146,15 @@ def plain_step(settings: Settings, tally: Tally) -> None:
           f'{len(verdict.failed)} failed, {len(verdict.skipped)} skipped, '
           f'{len(verdict.missing)} missing{splats} (log {log})')
     tally.add(ok)
+
+
+def selftest_step(settings: Settings, tally: Tally,
+                  tests: Sequence[str] = (), unfixed: bool = True) -> None:
+    """The TCP-AO selftests on the series, the syncookie one without the
+    fix (selftest/runner.py)."""
+    for outcome in selftest.run(settings, tests, unfixed):
+        print(selftest_report.render(outcome))
+        tally.add(outcome.ok)
 
 
 def kconfig_step(settings: Settings, tally: Tally) -> None:
@@ -209,8 +220,8 @@ def bisect_demo_step(settings: Settings, tally: Tally) -> bool:
 
 # Every build-heavy step, for test --all-steps: what CI spreads over the
 # trees (HEAVY_STEPS), all of it on the trees named.
-ALL_HEAVY_STEPS = ('bloat', 'plain', 'kconfig', 'bisectable', 'mutants',
-                   'mutate')
+ALL_HEAVY_STEPS = ('bloat', 'plain', 'selftest', 'kconfig', 'bisectable',
+                   'mutants', 'mutate')
 
 
 def tree_steps(settings: Settings, tally: Tally, demo: bool,
@@ -263,6 +274,10 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool,
                   'plain kunit.py --kunitconfig='
                   f'{plain.plain_kunitconfig(settings)}',
                   lambda: plain_step(settings, tally)),
+        'selftest': (f'TCP-AO selftests in QEMU on the {tree} series\' debug '
+                     'kernel, every one passing or skipping; the syncookie '
+                     'one failing without the fix (./run.sh selftest)',
+                     lambda: selftest_step(settings, tally)),
         'kconfig': (f'Kconfig matrix: every {tree} test symbol without each '
                     'dependency', lambda: kconfig_step(settings, tally)),
         'bisectable': (f'every prefix of kernel-patches/{tree} builds '
@@ -280,7 +295,8 @@ def tree_steps(settings: Settings, tally: Tally, demo: bool,
     if build_free:
         return [step for step in steps if step[0] in BUILD_FREE_STEPS]
     chosen = ALL_HEAVY_STEPS if every else HEAVY_STEPS.get(tree, ())
-    steps += [(name, *heavy[name]) for name in chosen]
+    steps += [(name, *heavy[name]) for name in chosen
+              if name != 'selftest' or settings.has_ao_selftests]
     if demo and every:
         steps.append(('bisect-demo', f'git bisect run tools/bisect-layout on '
                       f'a synthetic {tree} history',

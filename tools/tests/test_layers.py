@@ -128,9 +128,9 @@ class TrailerTest(unittest.TestCase):
 class KnownExceptionTest(unittest.TestCase):
     def test_only_the_named_patch_may_draw_its_check(self) -> None:
         moved = REPO / 'kernel-patches/7.3/upstream/' \
-            '0002-tcp-move-the-option-layout-definitions-to-tcp_options.h.patch'
+            '0003-tcp-move-the-option-layout-definitions-to-tcp_options.h.patch'
         split = REPO / 'kernel-patches/7.3/upstream/' \
-            '0003-tcp-split-the-option-layout-out-of-the-option-calculators.patch'
+            '0004-tcp-split-the-option-layout-out-of-the-option-calculators.patch'
         self.assertEqual(checkpatch.known_exception(moved),
                          'PARENTHESIS_ALIGNMENT')
         self.assertEqual(checkpatch.known_exception(split), '')

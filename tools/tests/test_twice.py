@@ -6,7 +6,7 @@ from pathlib import Path
 from unittest import mock
 
 from tcpopt.core.errors import HarnessError, UsageError
-from tcpopt.tree import twice
+from tcpopt.tree import cpio, twice
 
 FIRST = '''[    0.1] Linux version 7.3.4
 KTAP version 1
@@ -93,7 +93,7 @@ class PackTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             build = Path(tmp)
             self.gen(build, 'cat "$1"\n')
-            with mock.patch.object(twice, 'BUSYBOX', Path('/bin/sh')):
+            with mock.patch.object(cpio, 'BUSYBOX', Path('/bin/sh')):
                 out = twice.pack(build, ['tcp_opt_layout', 'tcp_opt_write'])
             listing = out.read_text()
             self.assertIn('file /bin/busybox /bin/sh 0755', listing)
@@ -114,7 +114,7 @@ class PackTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             build = Path(tmp)
             self.gen(build, 'echo half; echo "bad line 3" >&2; exit 1\n')
-            with mock.patch.object(twice, 'BUSYBOX', Path('/bin/sh')), \
+            with mock.patch.object(cpio, 'BUSYBOX', Path('/bin/sh')), \
                     self.assertRaisesRegex(HarnessError, 'bad line 3'):
                 twice.pack(build, ['tcp_opt_layout'])
             self.assertEqual(sorted(p.name for p in build.glob('*.cpio*')),
@@ -122,7 +122,7 @@ class PackTest(unittest.TestCase):
 
     def test_no_busybox_says_which_package(self):
         with tempfile.TemporaryDirectory() as tmp, \
-                mock.patch.object(twice, 'BUSYBOX', Path(tmp) / 'none'), \
+                mock.patch.object(cpio, 'BUSYBOX', Path(tmp) / 'none'), \
                 self.assertRaisesRegex(HarnessError, 'busybox-static'):
             twice.pack(Path(tmp), ['tcp_opt_layout'])
 

@@ -72,7 +72,7 @@ UPSTREAM_KCONFIG = {
 HEAVY_STEPS = {
     '6.1': ('mutants-2008',),
     '6.12': (),
-    '7.3': ('plain',),
+    '7.3': ('plain', 'selftest'),
 }
 # The 2.6.27 option writer's two regressions (33ad798c924b): MSS behind
 # SACK_PERM/TS in SYNs, and SACK_PERM left out of the size.
@@ -97,6 +97,10 @@ HARNESS_LAYER = 'harness'
 # with the .kunitconfig plain kunit.py takes.
 UPSTREAM_TESTS = 'tests'
 UPSTREAM_TEST_DIR = f'{OVERLAY_DIR}/{UPSTREAM_TESTS}'
+# The TCP-AO selftests (6.7 and later): kunit/selftests/tcp_ao/ holds the
+# one the net series adds there.
+SELFTEST_DIR = 'tools/testing/selftests/net/tcp_ao'
+KUNIT_SELFTESTS = 'selftests/tcp_ao'
 
 # Built into ./run.sh bench's kernels only (Settings.bench): it boots
 # tcp_opt_bench for the hot path and the sweep scale.
@@ -323,6 +327,12 @@ class Settings:
         of this tree's release, or none (False) without the upstream
         layer."""
         return self.version if self.layered else False
+
+    @property
+    def has_ao_selftests(self) -> bool:
+        """Whether the tree ships the TCP-AO selftests (6.7 and later),
+        which the net series extends on a tree of two layers."""
+        return self.layered and self.version >= AO.since
 
     @property
     def has_kunit_debugfs_run(self) -> bool:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List
 
+from tcpopt.core.settings import SELFTEST_DIR
 
 TOTAL = re.compile(r'^total: (\d+) errors, (\d+) warnings, (?:(\d+) checks, )?'
                    r'\d+ lines checked', re.M)
@@ -54,11 +55,22 @@ def series_conventions(patch: Path) -> List[str]:
     text = patch.read_text(errors='replace')
     problems = []
     subject = SUBJECT.search(text)
-    if not subject or not subject.group(1).startswith('tcp: '):
-        problems.append('subject does not start with "tcp: "')
+    prefix = subject_prefix(text)
+    if not subject or not subject.group(1).startswith(prefix):
+        problems.append(f'subject does not start with "{prefix}"')
     if not re.search(r'^Signed-off-by: .+ <.+@.+>$', text, re.M):
         problems.append('no Signed-off-by')
     return problems
+
+
+def subject_prefix(text: str) -> str:
+    """"tcp: ", or for a patch that only touches the TCP-AO selftests
+    "selftests/tcp_ao: ", as that folder's history has it."""
+    touched = re.findall(r'^\+\+\+ b/(\S+)', text, re.M)
+    if touched and all(name.startswith(SELFTEST_DIR + '/')
+                       for name in touched):
+        return 'selftests/tcp_ao: '
+    return 'tcp: '
 
 
 def known_exception(path: Path) -> str:

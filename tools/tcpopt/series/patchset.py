@@ -137,7 +137,8 @@ def regenerate(patch: StoredPatch, sources: Dict[str, Path],
 
 def check(settings: Settings) -> List[str]:
     """Where the stored series and kunit/ disagree; empty when in sync."""
-    sources = kunit_sources(settings.kunit_dir, settings.layered)
+    sources = kunit_sources(settings.kunit_dir, settings.layered,
+                            settings.has_ao_selftests)
     problems = []
     created: Dict[str, Path] = {}
     for path in stored_patches(settings)[1]:
@@ -160,7 +161,8 @@ def check(settings: Settings) -> List[str]:
 
 def regen(settings: Settings) -> List[Path]:
     """Rewrite the stored patches whose kunit/ files changed."""
-    sources = kunit_sources(settings.kunit_dir, settings.layered)
+    sources = kunit_sources(settings.kunit_dir, settings.layered,
+                            settings.has_ao_selftests)
     patches = [parse_patch(p) for p in stored_patches(settings)[1]]
     written = []
     for patch in patches:

@@ -38,6 +38,7 @@ from tcpopt.core.settings import (OVERLAY_DIR, SANITIZER_KCONFIG, TRIM_KCONFIG,
 from tcpopt.log import ktap
 from tcpopt.log.expected import expected_cases, upstream_cases
 from tcpopt.log.report import Verdict, judge
+from tcpopt.selftest import catalog
 from tcpopt.series import checkpatch, patchset
 from tcpopt.tree.accel import choose as choose_accel
 from tcpopt.tree.kernel import compiler, supervise
@@ -102,16 +103,26 @@ def plain_kunitconfig(settings: Settings) -> str:
     return UPSTREAM_TEST_DIR if settings.layered else OVERLAY_DIR
 
 
-def plain_command(settings: Settings) -> List[str]:
-    return PLAIN_COMMAND + [f'--kunitconfig={plain_kunitconfig(settings)}'] + \
+def plain_command(settings: Settings, repo: Path,
+                  action: str = 'run') -> List[str]:
+    """The README's kunit.py command, with the flags above; @action
+    'build' only builds (the selftest boot's kernel)."""
+    command = PLAIN_COMMAND if action == 'run' else \
+        [PLAIN_COMMAND[0], action, *PLAIN_COMMAND[2:]]
+    return command + [f'--kunitconfig={plain_kunitconfig(settings)}'] + \
         BUILD_FLAGS + ['--make_options', f'CC={compiler()}'] + \
-        [f'--kconfig_add={option}' for option in plain_kconfig_add(settings)]
+        [f'--kconfig_add={option}'
+         for option in plain_kconfig_add(settings, repo)]
 
 
-def plain_kconfig_add(settings: Settings) -> List[str]:
+def plain_kconfig_add(settings: Settings, repo: Path) -> List[str]:
     """The trimmed defaults; on the debug tree also the debug options, so
-    that the objects are the main (debug) build's."""
-    return TRIM_KCONFIG + (SANITIZER_KCONFIG if settings.sanitize else [])
+    that the objects are the main (debug) build's; on a tree with the
+    TCP-AO selftests what they need, so that the selftest step boots this
+    very kernel."""
+    selftests = catalog.kconfig(repo) if settings.has_ao_selftests else []
+    return TRIM_KCONFIG + (SANITIZER_KCONFIG if settings.sanitize else []) \
+        + selftests
 
 
 def run_plain_kunit(settings: Settings, repo: Path) -> tuple[int, Path]:
@@ -121,7 +132,7 @@ def run_plain_kunit(settings: Settings, repo: Path) -> tuple[int, Path]:
     test_log = plain_log(repo)
     test_log.unlink(missing_ok=True)
     with open(out, 'w') as log:
-        status = supervise(settings, plain_command(settings), repo,
+        status = supervise(settings, plain_command(settings, repo), repo,
                            test_log, choose_accel(settings.build_dir), log,
                            settings.kunit_timeout)
     return status, out

@@ -21,7 +21,6 @@ arrive once, after the marker, and are read from there.
 from __future__ import annotations
 
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Sequence
@@ -29,10 +28,9 @@ from typing import List, Sequence
 from tcpopt.core.errors import HarnessError, UsageError
 from tcpopt.core.settings import Settings
 from tcpopt.log import ktap
-from tcpopt.tree import kernel
+from tcpopt.tree import cpio, kernel
 
 MARK = 'tcpopt-twice:'
-BUSYBOX = Path('/bin/busybox')
 INITRAMFS = 'twice-initramfs.cpio'
 QEMU_CONFIG = 'twice_qemu.py'
 TIMESTAMP = re.compile(r'^\[\s*\d+\.\d+\] ?')
@@ -97,31 +95,11 @@ def log_buffer_size(build: Path) -> int:
 
 def pack(build: Path, suites: Sequence[str]) -> Path:
     """The initramfs, written whole or not at all."""
-    if not BUSYBOX.is_file():
-        raise HarnessError(f'--twice: no {BUSYBOX}; apt-get install '
-                           'busybox-static')
-    gen = build / 'usr' / 'gen_init_cpio'
-    if not gen.is_file():
-        raise HarnessError(f'--twice: no {gen}: the kernel was built without '
-                           'CONFIG_BLK_DEV_INITRD')
     init = build / 'twice-init.sh'
-    listing = build / 'twice-initramfs.list'
     init.write_text(INIT.format(mark=MARK, suites=' '.join(suites),
                                 log_buf=log_buffer_size(build)))
-    listing.write_text(CPIO_LIST.format(busybox=BUSYBOX, init=init))
-    out = build / INITRAMFS
-    tmp = out.with_name(out.name + '.new')
-    try:
-        with open(tmp, 'wb') as cpio:
-            subprocess.run([str(gen), str(listing)], stdout=cpio, check=True,
-                           stderr=subprocess.PIPE)
-        tmp.rename(out)
-    except subprocess.CalledProcessError as error:
-        raise HarnessError(f'--twice: {gen} failed: '
-                           f'{error.stderr.decode(errors="replace").strip()}')
-    finally:
-        tmp.unlink(missing_ok=True)
-    return out
+    return cpio.pack(build, CPIO_LIST.format(busybox=cpio.BUSYBOX, init=init),
+                     build / INITRAMFS, '--twice')
 
 
 def qemu_config(build: Path, initrd: Path) -> Path:

@@ -176,7 +176,8 @@ def ensure_user_source(settings: Settings,
         mirror_user_tree(directory, settings.pristine)
         touched = sorted(str(p.relative_to(scratch))
                          for p in scratch.rglob('*') if p.is_file())
-        overlay = list(kunit_sources(settings.kunit_dir, settings.layered))
+        overlay = list(kunit_sources(settings.kunit_dir, settings.layered,
+                                     settings.has_ao_selftests))
         excludes = [f'--exclude=/{name}'
                     for name in touched + overlay + [STATE]]
         settings.source.mkdir(parents=True, exist_ok=True)

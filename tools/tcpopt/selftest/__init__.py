@@ -1,0 +1,1 @@
+"""The TCP-AO selftests, built static and run in QEMU under busybox."""
