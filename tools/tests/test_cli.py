@@ -88,7 +88,7 @@ class ParseArgsTest(unittest.TestCase):
         self.assertEqual(sorted(cli.HANDLERS),
                          ['bench', 'bisect-demo', 'capture', 'clean', 'kconfig',
                           'layouts', 'mutants', 'mutate', 'parse', 'plain',
-                          'run', 'series', 'test'])
+                          'run', 'selftest', 'series', 'test'])
         self.assertEqual(sorted(cli.HANDLERS), sorted(cli.SUBCOMMANDS))
 
     def test_no_option_value_is_taken_for_the_command(self) -> None:
@@ -499,7 +499,7 @@ class OneParsePerTreeTest(unittest.TestCase):
         skipped = {name: nothing for name in (
             'unit_test_step', 'series_step', 'export_step', 'bloat_step',
             'plain_step', 'kconfig_step', 'bisectable_step', 'mutants_step',
-            'mutate_step', 'bisect_demo_step', 'twice_step')
+            'mutate_step', 'bisect_demo_step', 'twice_step', 'selftest_step')
             if name not in keep}
         with mock.patch('tcpopt.run_checks.build_and_boot', boot), \
                 mock.patch.multiple('tcpopt.pipeline', **skipped), \

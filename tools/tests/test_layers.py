@@ -26,8 +26,12 @@ class MailSetTest(unittest.TestCase):
                                  ('net', 'PATCH net'))
                 self.assertEqual([p.name for p in net.patches],
                                  ['0001-tcp-keep-the-timestamp-on-TCP-AO-'
-                                  'syncookie-SYN-ACKs.patch'])
-                self.assertFalse(net.cover_letter)
+                                  'syncookie-SYN-ACKs.patch',
+                                  '0002-selftests-tcp_ao-add-a-test-of-'
+                                  'connections-from-syncookies.patch'])
+                # Two patches: a cover letter of their own.
+                self.assertTrue(net.cover_letter)
+                self.assertEqual(net.cover.name, '0000-net-cover-letter.patch')
                 self.assertEqual(net_next.prefix, 'PATCH net-next')
                 self.assertTrue(net_next.cover_letter)
                 self.assertEqual(net_next.cover.parent.name, 'upstream')

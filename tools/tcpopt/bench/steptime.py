@@ -27,6 +27,7 @@ COLD_SECONDS = {
     'capture': 60, 'series': 30, 'export': 120, 'bloat': 900, 'plain': 900,
     'kconfig': 1200, 'bisectable': 900, 'mutants': 1200, 'mutants-2008': 300,
     'mutate': 2400, 'bisect-demo': 900, 'kunit-debug': 2100, 'twice': 300,
+    'selftest': 900,
 }
 BUDGET_FACTOR = 2
 BUDGET_FLOOR = 300

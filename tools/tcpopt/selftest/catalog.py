@@ -18,10 +18,11 @@ SYNCOOKIES = 'syncookies'
 # The folder's own per-test timeout (its 'settings' file), when it has none.
 DEFAULT_TIMEOUT = 45
 # What a kernel built from kunit.py's defaults also needs for the
-# selftests: network devices for veth and VRF, and the crypto API's MACs
-# where TCP-AO takes them from it (before 7.0 it does not use the
-# library functions).
-BASE_KCONFIG = ['CONFIG_NETDEVICES=y', 'CONFIG_NET_CORE=y']
+# selftests: network devices for veth, IPv4 policy routing for VRF, and
+# the crypto API's MACs where TCP-AO takes them from it (6.12; 7.3's
+# uses the library functions).
+BASE_KCONFIG = ['CONFIG_NETDEVICES=y', 'CONFIG_NET_CORE=y',
+                'CONFIG_IP_ADVANCED_ROUTER=y', 'CONFIG_IP_MULTIPLE_TABLES=y']
 CRYPTO_API_KCONFIG = ['CONFIG_CRYPTO_HMAC=y', 'CONFIG_CRYPTO_SHA1=y',
                       'CONFIG_CRYPTO_CMAC=y', 'CONFIG_CRYPTO_AES=y']
 # Symbols the config fragment names that only a selection can set.

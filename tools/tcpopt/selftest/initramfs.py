@@ -1,6 +1,6 @@
-"""The selftests' initramfs: busybox, the binaries, and an /init that runs
-them one by one and prints kselftest's TAP.
+"""The selftests' initramfs: busybox, the binaries, an /init printing TAP.
 
+/init runs the binaries one by one and prints kselftest's TAP.
 /init quiets the console (printk level 1) so that no kernel message
 breaks a TAP line, prints each test's output prefixed with '# ' and one
 'ok'/'not ok' line for it, as tools/testing/selftests/kselftest/runner.sh

@@ -1,5 +1,4 @@
-"""A selftest boot as the test command prints it: one line a binary,
-then the verdict."""
+"""A selftest boot as the test command prints it: a line a binary, a verdict."""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""./run.sh selftest: the TCP-AO selftests on the series, and the
-syncookie selftest on the tree without the fix, each in a QEMU boot.
+"""./run.sh selftest: the TCP-AO selftests on the series, and without the fix.
+
+The syncookie selftest runs on the tree without the fix too, each set in
+a QEMU boot of its own.
 
 1. The series kernel: the export (net, then net-next) applied by git am
    onto the pristine tree in <work>/<tree>/git/src, built by the plain
@@ -24,7 +26,7 @@ from typing import List, Sequence
 
 from tcpopt.core.errors import HarnessError, UsageError
 from tcpopt.core.fs import write_atomic
-from tcpopt.core.settings import SELFTEST_DIR, Settings, kunit_log
+from tcpopt.core.settings import SELFTEST_DIR, Settings
 from tcpopt.selftest import catalog, initramfs, tap, userspace
 from tcpopt.series import patchset, plain
 from tcpopt.series.seriesfile import files_touched
@@ -121,7 +123,7 @@ def build_series_kernel(settings: Settings, repo: Path) -> Path:
         [f'--jobs={kernel.jobs(settings)}']
     out = work(settings) / 'build.log'
     with open(out, 'w') as output:
-        status = kernel.supervise(settings, command, repo, kunit_log(build),
+        status = kernel.supervise(settings, command, repo, None,
                                   None, output, settings.kunit_timeout)
     if status:
         raise HarnessError(f'selftest: kunit.py build of {repo} failed '

@@ -1,5 +1,7 @@
-"""The selftest boot's console, read once: one result per binary, the
-counts of its own TAP, the lines that name a failure, and the splats.
+"""The selftest boot's console, read once: a result per binary, and splats.
+
+Each result has the counts of the binary's own TAP and the lines that
+name a failure.
 
 A binary's block, as /init prints it (kselftest's runner format):
 

@@ -43,6 +43,8 @@ from tcpopt.tree.overlay import kunit_sources, source_bytes
 from tcpopt.tree.worktree import ensure_pristine
 
 COVER = '0000-cover-letter.patch'
+# The net set's, when it has more than one patch (the fix and its selftest).
+NET_COVER = '0000-net-cover-letter.patch'
 SUBJECT_PREFIX = 'PATCH net-next'
 # Headers a stored patch must not carry: they would invent an identity.
 IDENTITY = re.compile(r'^(From|Date|Signed-off-by|Co-developed-by):', re.M)
@@ -308,7 +310,10 @@ def mail_sets(settings: Settings) -> List[MailSet]:
         raise HarnessError(f'kernel-patches/{settings.tree}/series: a "# fix" '
                            'patch of upstream/ follows a net-next one; the '
                            'fixes go first')
-    sets = [MailSet('net', 'PATCH net', net, None, False)] if net else []
+    net_cover = cover.with_name(NET_COVER) if cover else None
+    net_cover = net_cover if net_cover and net_cover.is_file() else None
+    sets = [MailSet('net', 'PATCH net', net, net_cover, len(net) > 1)] \
+        if net else []
     return sets + [MailSet('net-next', SUBJECT_PREFIX, upstream[len(net):],
                            cover, True)]
 

@@ -1,5 +1,6 @@
-"""An initramfs packed with the tree's own usr/gen_init_cpio, whole or not
-at all: what the --twice boot and the selftest boot hand QEMU."""
+"""An initramfs packed with the tree's own usr/gen_init_cpio, whole or not.
+
+What the --twice boot and the selftest boot hand QEMU."""
 
 from __future__ import annotations
 

@@ -140,13 +140,14 @@ def interrupted_by(*signums: int) -> Iterator[None]:
             signal.signal(signum, handler)
 
 
-def wait_for_kunit(proc: subprocess.Popen, log: Path, timeout: int,
+def wait_for_kunit(proc: subprocess.Popen, log: Optional[Path], timeout: int,
                    clock: Optional[steptime.Spent] = None) -> bool:
     """Wait for kunit.py; False once QEMU has run for timeout seconds.
 
     kunit.py creates test.log as it starts QEMU: the clock starts there,
     so a build, however long, does not count. @clock gets the seconds
-    before that (the build) and after it (the boot).
+    before that (the build) and after it (the boot). No @log: a build
+    alone, with no clock.
     """
     started = time.monotonic()
     booted: Optional[float] = None
@@ -157,7 +158,7 @@ def wait_for_kunit(proc: subprocess.Popen, log: Path, timeout: int,
                 return True
             except subprocess.TimeoutExpired:
                 pass
-            if booted is None and log.exists():
+            if booted is None and log is not None and log.exists():
                 booted = time.monotonic()
             if booted is not None and time.monotonic() - booted >= timeout:
                 return False
@@ -230,7 +231,8 @@ def run_kunit(settings: Settings, source: Path, *,
                      timeout), log
 
 
-def supervise(settings: Settings, command: List[str], cwd: Path, log: Path,
+def supervise(settings: Settings, command: List[str], cwd: Path,
+              log: Optional[Path],
               accel: Optional[Accel], output: Optional[IO],
               timeout: int) -> int:
     """Run a kunit.py @command; the one place that starts and stops one.
