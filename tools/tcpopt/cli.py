@@ -133,6 +133,9 @@ def add_selftest_opts(parser: Parser) -> None:
                         help='TCP-AO selftests by name, as in '
                         'tools/testing/selftests/net/tcp_ao/Makefile (default: '
                         'all; each runs as _ipv4 and _ipv6)')
+    parser.add_argument('--test-timeout', type=positive, metavar='S',
+                        help='seconds each binary may run (default: the '
+                        'folder\'s settings file, 120)')
     parser.add_argument('--no-unfixed', dest='unfixed', action='store_false',
                         help='skip the second boot, the syncookie selftest '
                         'on the tree without the fix')

@@ -253,13 +253,14 @@ def cmd_plain(settings: Settings) -> int:
     return 1 if tally.failed else 0
 
 
-def cmd_selftest(settings: Settings, tests: Sequence[str],
-                 unfixed: bool) -> int:
+def cmd_selftest(settings: Settings, tests: Sequence[str], unfixed: bool,
+                 each: Optional[int]) -> int:
     tally = Tally()
     with worktree.locked(settings):
         selftest.check_names(settings, tests)
         export_step(settings, tally)
-        selftest_step(settings, tally, tests, unfixed)
+        selftest_step(settings, tally, tests or selftest.every_test(settings),
+                      unfixed, each)
     return 1 if tally.failed else 0
 
 

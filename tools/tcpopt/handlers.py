@@ -217,7 +217,7 @@ def selftest_handler(args: argparse.Namespace) -> int:
              for settings in tree_settings(args)]
     check_selftest_tree(trees[0])
     install(trees)
-    return cmd_selftest(trees[0], args.tests, args.unfixed)
+    return cmd_selftest(trees[0], args.tests, args.unfixed, args.test_timeout)
 
 
 def clean_handler(args: argparse.Namespace) -> int:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 from tcpopt.core.errors import HarnessError, UsageError
 from tcpopt.core.fs import write_atomic
@@ -83,6 +83,11 @@ def check_names(settings: Settings, wanted: Sequence[str]) -> None:
     the tree's or the one the series adds."""
     check_tree(settings)
     catalog.choose(ensure_pristine(settings), wanted, [catalog.SYNCOOKIES])
+
+
+def every_test(settings: Settings) -> List[str]:
+    """The command's default: every test of the tree, the series' too."""
+    return catalog.choose(ensure_pristine(settings), [], [catalog.SYNCOOKIES])
 
 
 def export_mails(settings: Settings) -> List[Path]:
@@ -147,12 +152,13 @@ def build_unfixed_kernel(settings: Settings, repo: Path) -> Path:
 
 
 def boot(settings: Settings, repo: Path, build: Path, variant: str,
-         names: Sequence[str]) -> tuple[tap.Boot, Path]:
+         names: Sequence[str],
+         each: Optional[int] = None) -> tuple[tap.Boot, Path]:
     """Headers, binaries, initramfs, one boot; its console read once."""
     include = userspace.headers(settings, repo, build)
     binaries = userspace.build(settings, repo, include,
                                work(settings) / variant / 'bin', names)
-    each = catalog.timeout(repo)
+    each = each or catalog.timeout(repo)
     initrd = initramfs.pack(build, work(settings) / f'{variant}.cpio',
                             binaries, each, twice.log_buffer_size(build))
     qemu = work(settings) / 'selftest_qemu.py'
@@ -201,13 +207,14 @@ def common_problems(boot: tap.Boot) -> List[str]:
     return problems
 
 
-def run_series(settings: Settings, wanted: Sequence[str]) -> Outcome:
+def run_series(settings: Settings, wanted: Sequence[str], ci: bool,
+               each: Optional[int]) -> Outcome:
     mails = export_mails(settings)
     split_net(settings, mails)
     repo = plain.git_am(settings, mails)
-    names = catalog.choose(repo, wanted)    # before anything is built
+    names = catalog.for_ci(repo) if ci else catalog.choose(repo, wanted)
     build = build_series_kernel(settings, repo)
-    result, console = boot(settings, repo, build, SERIES, names)
+    result, console = boot(settings, repo, build, SERIES, names, each)
     return Outcome(SERIES, names, result, console,
                    judge_series(result, catalog.binaries(names)))
 
@@ -238,13 +245,15 @@ def save(settings: Settings, outcomes: Sequence[Outcome]) -> Path:
     return path
 
 
-def run(settings: Settings, wanted: Sequence[str],
-        unfixed: bool = True) -> List[Outcome]:
-    """The series boot with @wanted (every test when empty), then, when
-    the syncookie selftest is among them, the tree without the fix."""
+def run(settings: Settings, wanted: Sequence[str], unfixed: bool = True,
+        ci: bool = False, each: Optional[int] = None) -> List[Outcome]:
+    """The series boot with @wanted (every test when empty; with @ci all
+    but catalog.SLOW), each given @each seconds (default: the folder's
+    settings), then, when the syncookie selftest is among them, the tree
+    without the fix."""
     check_names(settings, wanted)
     work(settings).mkdir(parents=True, exist_ok=True)
-    outcomes = [run_series(settings, wanted)]
+    outcomes = [run_series(settings, wanted, ci, each)]
     if unfixed and catalog.SYNCOOKIES in outcomes[0].names:
         outcomes.append(run_unfixed(settings))
     save(settings, outcomes)
