@@ -243,3 +243,44 @@ class BadInputTest(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+class GitAmOnceTest(unittest.TestCase):
+    """The selftest step's git am after the plain step's is a no-op, so
+    its build finds nothing newer; other patches are applied anew."""
+
+    def test_the_same_mails_leave_the_tree_alone(self):
+        import os
+        import subprocess
+        from tcpopt.series import patchset, plain
+        with tempfile.TemporaryDirectory() as tmp:
+            repo, mails = Path(tmp) / 'src', Path(tmp) / 'mails'
+            env = dict(os.environ, **plain.THROWAWAY.git_env())
+
+            def git(*args):
+                subprocess.run(['git', '-C', str(repo), *args], check=True,
+                               capture_output=True, env=env)
+            repo.mkdir()
+            git('init', '-q', '-b', patchset.BASE_BRANCH)
+            (repo / 'a.c').write_text('one\n')
+            git('add', 'a.c')
+            git('commit', '-q', '-m', 'base')
+            git('checkout', '-q', '-b', 'work')
+            for text in ('two\n', 'three\n'):
+                (repo / 'a.c').write_text(text)
+                git('commit', '-q', '-am', f'tcp: {text.strip()}')
+            git('format-patch', '-q', '-o', str(mails), 'HEAD~2')
+            git('checkout', '-q', '--detach', patchset.BASE_BRANCH)
+            patches = sorted(mails.glob('*.patch'))
+            settings = Settings(tree='7.3', work_dir=Path(tmp))
+            with mock.patch.object(patchset, 'ensure_git_base',
+                                   return_value=repo):
+                plain.git_am(settings, patches)
+                self.assertEqual((repo / 'a.c').read_text(), 'three\n')
+                before = (repo / 'a.c').stat().st_mtime_ns
+                os.utime(repo / 'a.c', ns=(before - 10**9, before - 10**9))
+                plain.git_am(settings, patches)
+                self.assertEqual((repo / 'a.c').stat().st_mtime_ns,
+                                 before - 10**9)
+                plain.git_am(settings, patches[:1])
+                self.assertEqual((repo / 'a.c').read_text(), 'two\n')

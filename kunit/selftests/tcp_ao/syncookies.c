@@ -577,6 +577,7 @@ static void *client_fn(void *arg)
 
 int main(int argc, char *argv[])
 {
-	test_init(NR_CASES * CHECKS_PER_CASE, server_fn, client_fn);
+	/* and one more: the library's check of the trace events */
+	test_init(NR_CASES * CHECKS_PER_CASE + 1, server_fn, client_fn);
 	return 0;
 }

@@ -50,6 +50,8 @@ SUBJECT_PREFIX = 'PATCH net-next'
 IDENTITY = re.compile(r'^(From|Date|Signed-off-by|Co-developed-by):', re.M)
 BASE_STAMP = '.tcpopt-git-base'
 BASE_BRANCH = 'pristine'
+# What plain.git_am applied last (the digest of the mails), in .git/.
+APPLIED = 'tcpopt-applied'
 
 
 @dataclass
@@ -280,6 +282,7 @@ def ensure_git_base(settings: Settings) -> Path:
 
 def reset_to_base(repo: Path) -> None:
     """Back to the pristine commit, with nothing else in the tree."""
+    (repo / '.git' / APPLIED).unlink(missing_ok=True)
     if (repo / '.git' / 'rebase-apply').exists():     # a git am cut short
         git(repo, 'am', '--abort', what='git am --abort')
     git(repo, 'checkout', '-q', '-f', '--detach', BASE_BRANCH)
