@@ -177,6 +177,15 @@ class VerdictTest(unittest.TestCase):
                           'disagreement'])
 
 
+def fake_gen(build: Path, script: str) -> Path:
+    """@build with a usr/gen_init_cpio that runs @script."""
+    gen = build / 'usr' / 'gen_init_cpio'
+    gen.parent.mkdir(parents=True)
+    gen.write_text('#!/bin/sh\n' + script)
+    gen.chmod(0o755)
+    return build
+
+
 class InitramfsTest(unittest.TestCase):
     def test_init_runs_each_binary_and_prints_kselftest_tap(self):
         script = initramfs.init_script([Path('/b/connect_ipv4'),
@@ -191,11 +200,7 @@ class InitramfsTest(unittest.TestCase):
 
     def test_the_archive_lists_busybox_init_and_the_binaries(self):
         with tempfile.TemporaryDirectory() as tmp:
-            build = Path(tmp)
-            gen = build / 'usr' / 'gen_init_cpio'
-            gen.parent.mkdir(parents=True)
-            gen.write_text('#!/bin/sh\ncat "$1"\n')
-            gen.chmod(0o755)
+            build = fake_gen(Path(tmp), 'cat "$1"\n')
             binary = build / 'connect_ipv4'
             with mock.patch.object(cpio, 'BUSYBOX', Path('/bin/sh')):
                 out = initramfs.pack(build, build / 'series.cpio', [binary],
@@ -207,11 +212,7 @@ class InitramfsTest(unittest.TestCase):
 
     def test_a_failed_pack_leaves_no_archive(self):
         with tempfile.TemporaryDirectory() as tmp:
-            build = Path(tmp)
-            gen = build / 'usr' / 'gen_init_cpio'
-            gen.parent.mkdir(parents=True)
-            gen.write_text('#!/bin/sh\necho half; echo bad >&2; exit 1\n')
-            gen.chmod(0o755)
+            build = fake_gen(Path(tmp), 'echo half; echo bad >&2; exit 1\n')
             with mock.patch.object(cpio, 'BUSYBOX', Path('/bin/sh')), \
                     self.assertRaisesRegex(HarnessError, 'bad'):
                 initramfs.pack(build, build / 'series.cpio', [], 120, 1)

@@ -30,7 +30,7 @@ from tcpopt.core.settings import SELFTEST_DIR, Settings
 from tcpopt.selftest import catalog, initramfs, tap, userspace
 from tcpopt.series import patchset, plain
 from tcpopt.series.seriesfile import files_touched
-from tcpopt.tree import kernel, sanitize, twice
+from tcpopt.tree import cpio, kernel, sanitize, twice
 from tcpopt.tree.accel import choose as choose_accel
 from tcpopt.tree.worktree import ensure_pristine
 
@@ -41,17 +41,8 @@ BOOT_SLACK = 240
 # the two ends disagree on.
 DISAGREEMENT = 'disagree'
 
-QEMU = '''from ..qemu_config import QemuArchParams
-
-QEMU_ARCH = QemuArchParams(linux_arch='x86_64',
-\t\t\t   kconfig="""
-CONFIG_SERIAL_8250=y
-CONFIG_SERIAL_8250_CONSOLE=y""",
-\t\t\t   qemu_arch='x86_64',
-\t\t\t   kernel_path='arch/x86/boot/bzImage',
-\t\t\t   kernel_command_line='console=ttyS0 kunit_shutdown=none kunit.enable=0',
-\t\t\t   extra_qemu_params=['-bios', 'qboot.rom', '-initrd', {initrd!r}])
-'''
+# /init, not KUnit's boot-time run, is what this boot is for.
+COMMAND_LINE = 'console=ttyS0 kunit_shutdown=none kunit.enable=0'
 
 
 @dataclass
@@ -161,8 +152,8 @@ def boot(settings: Settings, repo: Path, build: Path, variant: str,
     each = each or catalog.timeout(repo)
     initrd = initramfs.pack(build, work(settings) / f'{variant}.cpio',
                             binaries, each, twice.log_buffer_size(build))
-    qemu = work(settings) / 'selftest_qemu.py'
-    qemu.write_text(QEMU.format(initrd=str(initrd)))
+    qemu = cpio.qemu_config(work(settings) / 'selftest_qemu.py', initrd,
+                            COMMAND_LINE)
     console = work(settings) / f'{variant}.log'
     with kernel.log_moved_to(build, console):
         kernel.run_kunit(settings, repo, build_dir=build, action='exec',

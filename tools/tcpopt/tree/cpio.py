@@ -1,6 +1,8 @@
 """An initramfs packed with the tree's own usr/gen_init_cpio, whole or not.
 
-What the --twice boot and the selftest boot hand QEMU."""
+What the --twice boot and the selftest boot hand QEMU, with the kunit.py
+qemu_configs file that does: kunit.py's x86_64 setup, but for the
+kernel's command line and -initrd."""
 
 from __future__ import annotations
 
@@ -36,3 +38,22 @@ def pack(build: Path, listing: str, out: Path, what: str) -> Path:
     finally:
         tmp.unlink(missing_ok=True)
     return out
+
+
+QEMU = '''from ..qemu_config import QemuArchParams
+
+QEMU_ARCH = QemuArchParams(linux_arch='x86_64',
+\t\t\t   kconfig="""
+CONFIG_SERIAL_8250=y
+CONFIG_SERIAL_8250_CONSOLE=y""",
+\t\t\t   qemu_arch='x86_64',
+\t\t\t   kernel_path='arch/x86/boot/bzImage',
+\t\t\t   kernel_command_line={command_line!r},
+\t\t\t   extra_qemu_params=['-bios', 'qboot.rom', '-initrd', {initrd!r}])
+'''
+
+
+def qemu_config(path: Path, initrd: Path, command_line: str) -> Path:
+    """A kunit.py --qemu_config file at @path booting @initrd."""
+    path.write_text(QEMU.format(initrd=str(initrd), command_line=command_line))
+    return path

@@ -63,18 +63,8 @@ file /bin/busybox {busybox} 0755 0 0
 file /init {init} 0755 0 0
 '''
 
-# kunit.py's x86_64 setup, but for kunit_shutdown and -initrd.
-QEMU = '''from ..qemu_config import QemuArchParams
-
-QEMU_ARCH = QemuArchParams(linux_arch='x86_64',
-\t\t\t   kconfig="""
-CONFIG_SERIAL_8250=y
-CONFIG_SERIAL_8250_CONSOLE=y""",
-\t\t\t   qemu_arch='x86_64',
-\t\t\t   kernel_path='arch/x86/boot/bzImage',
-\t\t\t   kernel_command_line='console=ttyS0 kunit_shutdown=none',
-\t\t\t   extra_qemu_params=['-bios', 'qboot.rom', '-initrd', {initrd!r}])
-'''
+# After the boot-time run the kernel goes on to /init.
+COMMAND_LINE = 'console=ttyS0 kunit_shutdown=none'
 
 
 def check_tree(src: Path) -> None:
@@ -103,9 +93,7 @@ def pack(build: Path, suites: Sequence[str]) -> Path:
 
 
 def qemu_config(build: Path, initrd: Path) -> Path:
-    path = build / QEMU_CONFIG
-    path.write_text(QEMU.format(initrd=str(initrd)))
-    return path
+    return cpio.qemu_config(build / QEMU_CONFIG, initrd, COMMAND_LINE)
 
 
 @dataclass
