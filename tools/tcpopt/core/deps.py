@@ -16,7 +16,8 @@ BASE_PACKAGES = [
     'python3', 'patch', 'xz-utils', 'ccache', 'git', 'rsync',
     'python3-ply', 'python3-git',   # scripts/spdxcheck.py under checkpatch
     'tshark',                       # independent decoding of the layouts
-    'busybox-static',               # the --twice boot's /init
+    'busybox-static',               # the --twice and selftest boots' /init
+    'libc6-dev',                    # libc.a: the static TCP-AO selftests
 ]
 
 
