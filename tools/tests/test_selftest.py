@@ -285,3 +285,14 @@ class GitAmOnceTest(unittest.TestCase):
                                  before - 10**9)
                 plain.git_am(settings, patches[:1])
                 self.assertEqual((repo / 'a.c').read_text(), 'two\n')
+
+
+class QemuConfigTest(unittest.TestCase):
+    def test_what_kunit_py_appends_goes_to_init(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = cpio.qemu_config(Path(tmp) / 'q.py', Path('/x.cpio'),
+                                    runner.COMMAND_LINE)
+            text = path.read_text()
+        self.assertIn("kernel_command_line='console=ttyS0 kunit_shutdown=none "
+                      "kunit.enable=0 --'", text)
+        self.assertIn("'-initrd', '/x.cpio'", text)

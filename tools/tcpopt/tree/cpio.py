@@ -54,6 +54,10 @@ CONFIG_SERIAL_8250_CONSOLE=y""",
 
 
 def qemu_config(path: Path, initrd: Path, command_line: str) -> Path:
-    """A kunit.py --qemu_config file at @path booting @initrd."""
-    path.write_text(QEMU.format(initrd=str(initrd), command_line=command_line))
+    """A kunit.py --qemu_config file at @path booting @initrd. The line
+    ends in '--': what kunit.py appends after it goes to /init, which
+    ignores it, not to the kernel (6.12's kunit.py appends
+    kunit_shutdown=reboot, which would reboot before /init runs)."""
+    path.write_text(QEMU.format(initrd=str(initrd),
+                                command_line=command_line + ' --'))
     return path
