@@ -31,8 +31,12 @@ DEFAULT_TIMEOUT = 45
 # uses the library functions).
 BASE_KCONFIG = ['CONFIG_NETDEVICES=y', 'CONFIG_NET_CORE=y',
                 'CONFIG_IP_ADVANCED_ROUTER=y', 'CONFIG_IP_MULTIPLE_TABLES=y']
-CRYPTO_API_KCONFIG = ['CONFIG_CRYPTO_HMAC=y', 'CONFIG_CRYPTO_SHA1=y',
-                      'CONFIG_CRYPTO_CMAC=y', 'CONFIG_CRYPTO_AES=y']
+CRYPTO_API_KCONFIG = ['CONFIG_CRYPTO_HMAC=y', 'CONFIG_CRYPTO_CMAC=y',
+                      'CONFIG_CRYPTO_AES=y', 'CONFIG_CRYPTO_SHA1=y',
+                      # key-management's random keys: sha224/256,
+                      # sha384/512, sha3-512
+                      'CONFIG_CRYPTO_SHA256=y', 'CONFIG_CRYPTO_SHA512=y',
+                      'CONFIG_CRYPTO_SHA3=y']
 # Symbols the config fragment names that only a selection can set.
 SELECTED_ONLY = {'CONFIG_TRACEPOINTS'}
 
