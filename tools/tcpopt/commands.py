@@ -259,8 +259,7 @@ def cmd_selftest(settings: Settings, tests: Sequence[str], unfixed: bool,
     with worktree.locked(settings):
         selftest.check_names(settings, tests)
         export_step(settings, tally)
-        selftest_step(settings, tally, tests or selftest.every_test(settings),
-                      unfixed, each)
+        selftest_step(settings, tally, tests, unfixed, each)
     return 1 if tally.failed else 0
 
 

@@ -296,3 +296,19 @@ class QemuConfigTest(unittest.TestCase):
         self.assertIn("kernel_command_line='console=ttyS0 kunit_shutdown=none "
                       "kunit.enable=0 --'", text)
         self.assertIn("'-initrd', '/x.cpio'", text)
+
+
+class StepTest(unittest.TestCase):
+    def test_the_test_command_names_what_it_leaves_out(self):
+        import contextlib
+        import io
+        from tcpopt import pipeline
+        from tcpopt.run_checks import Tally
+        settings = Settings(tree='7.3', work_dir=Path('/nowhere'))
+        for tests, said in ((None, True), ([], False), (['rst'], False)):
+            with mock.patch.object(pipeline.selftest, 'run',
+                                   return_value=[]) as run, \
+                    contextlib.redirect_stdout(io.StringIO()) as out:
+                pipeline.selftest_step(settings, Tally(), tests)
+            self.assertEqual(run.call_args.args[1], tests)
+            self.assertEqual('not run: connect-deny' in out.getvalue(), said)

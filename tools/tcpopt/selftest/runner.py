@@ -76,11 +76,6 @@ def check_names(settings: Settings, wanted: Sequence[str]) -> None:
     catalog.choose(ensure_pristine(settings), wanted, [catalog.SYNCOOKIES])
 
 
-def every_test(settings: Settings) -> List[str]:
-    """The command's default: every test of the tree, the series' too."""
-    return catalog.choose(ensure_pristine(settings), [], [catalog.SYNCOOKIES])
-
-
 def export_mails(settings: Settings) -> List[Path]:
     """The export step's mails (the test command's, or cmd_selftest's)."""
     mails = patchset.mails(plain.export_dir(settings))
@@ -198,12 +193,13 @@ def common_problems(boot: tap.Boot) -> List[str]:
     return problems
 
 
-def run_series(settings: Settings, wanted: Sequence[str], ci: bool,
+def run_series(settings: Settings, wanted: Optional[Sequence[str]],
                each: Optional[int]) -> Outcome:
     mails = export_mails(settings)
     split_net(settings, mails)
     repo = plain.git_am(settings, mails)
-    names = catalog.for_ci(repo) if ci else catalog.choose(repo, wanted)
+    names = catalog.for_ci(repo) if wanted is None else \
+        catalog.choose(repo, wanted)
     build = build_series_kernel(settings, repo)
     result, console = boot(settings, repo, build, SERIES, names, each)
     return Outcome(SERIES, names, result, console,
@@ -236,15 +232,15 @@ def save(settings: Settings, outcomes: Sequence[Outcome]) -> Path:
     return path
 
 
-def run(settings: Settings, wanted: Sequence[str], unfixed: bool = True,
-        ci: bool = False, each: Optional[int] = None) -> List[Outcome]:
-    """The series boot with @wanted (every test when empty; with @ci all
-    but catalog.SLOW), each given @each seconds (default: the folder's
-    settings), then, when the syncookie selftest is among them, the tree
-    without the fix."""
-    check_names(settings, wanted)
+def run(settings: Settings, wanted: Optional[Sequence[str]],
+        unfixed: bool = True, each: Optional[int] = None) -> List[Outcome]:
+    """The series boot with @wanted (every test when empty; None: the
+    test command's, all but catalog.SLOW), each given @each seconds
+    (default: the folder's settings), then, when the syncookie selftest
+    is among them, the tree without the fix."""
+    check_names(settings, wanted or [])
     work(settings).mkdir(parents=True, exist_ok=True)
-    outcomes = [run_series(settings, wanted, ci, each)]
+    outcomes = [run_series(settings, wanted, each)]
     if unfixed and catalog.SYNCOOKIES in outcomes[0].names:
         outcomes.append(run_unfixed(settings))
     save(settings, outcomes)
