@@ -292,6 +292,19 @@ def list_mutants(settings: Settings, functions: Optional[List[str]],
               f'{mutant.kind:10}  {mutant.describe()}')
 
 
+def write_summary(settings: Settings, chosen, results,
+                  equivalents) -> None:
+    """The tree's per-function block in docs/mutation.md."""
+    doc = settings.repo / 'docs' / 'mutation.md'
+    block = generated.summary_block(
+        settings.tree, generated.score(chosen, results, equivalents),
+        generated.function_table(chosen, results, equivalents),
+        time.strftime('%Y-%m-%d'))
+    fs.write_atomic(doc, generated.update_summary(doc.read_text(),
+                                                  settings.tree, block))
+    print(f'wrote {fs.display(doc)} (the {settings.tree} block)')
+
+
 def cmd_mutate(settings: Settings, functions: Optional[List[str]],
                size: Optional[int], seed: int, listing: bool,
                ids: Optional[List[str]] = None) -> int:
@@ -325,6 +338,8 @@ def cmd_mutate(settings: Settings, functions: Optional[List[str]],
                 functions))
             print(f'wrote {fs.display(out)} '
                   f'({time.monotonic() - started:.0f} s this run)')
+            if not group:
+                write_summary(settings, chosen, results, equivalents)
         alive = generated.survivors(chosen, results, equivalents)
         return 0 if not alive and not total.flagged else 1
 

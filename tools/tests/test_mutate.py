@@ -38,8 +38,8 @@ static void other(void)
 	x = 1 + 2;
 }
 '''
-TWINS = {'TCPOLEN_MSS': 'TCPOLEN_MSS_ALIGNED',
-         'TCPOLEN_MSS_ALIGNED': 'TCPOLEN_MSS'}
+TWINS = {'TCPOLEN_MSS': (('twin', 'TCPOLEN_MSS_ALIGNED'),),
+         'TCPOLEN_MSS_ALIGNED': (('twin', 'TCPOLEN_MSS'),)}
 
 
 def changes(mutants, kind):
@@ -126,6 +126,125 @@ class GenerateTest(unittest.TestCase):
                          [])
 
 
+MPTCP_WRITER = '''\
+void mptcp_write_options(__be32 *ptr, u8 *bptr)
+{
+	*ptr++ = mptcp_option(MPTCPOPT_MP_JOIN,
+			      TCPOLEN_MPTCP_MPJ_SYN, 0, 0);
+	put_unaligned_be32(opts->token, ptr);
+	ptr += 1;
+	put_unaligned_be64(opts->thmac, ptr);
+	ptr += 2;
+	put_unaligned_be16(port, bptr);
+	bptr += 2;
+	len = TCPOLEN_MPTCP_DSS_ACK32 + TCPOLEN_MPTCP_PRIO;
+}
+'''
+
+
+class WriteSwapTest(unittest.TestCase):
+    """Two adjacent writes through one pointer, swapped: the fields of an
+    option in the wrong order. A put_unaligned_be*() takes the pointer
+    step after it along."""
+
+    def swaps(self):
+        return [m for m in operators.generate(
+            'f.c', MPTCP_WRITER, ['mptcp_write_options'], {})
+            if m.kind == 'swap']
+
+    def test_each_pair_through_one_pointer_is_swapped(self):
+        got = [(m.line, m.count) for m in self.swaps()]
+        # *ptr++ with the token, the token with the HMAC; never the HMAC
+        # with the port, which goes through bptr.
+        self.assertEqual(got, [(3, 4), (5, 4)])
+
+    def test_the_pointer_step_moves_with_its_write(self):
+        second = self.swaps()[1]
+        self.assertEqual(second.after.split('\n'), [
+            '\tput_unaligned_be64(opts->thmac, ptr);', '\tptr += 2;',
+            '\tput_unaligned_be32(opts->token, ptr);', '\tptr += 1;'])
+
+    def test_a_swap_applies_as_valid_text(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            (Path(tmp) / 'f.c').write_text(MPTCP_WRITER)
+            generated.apply(Path(tmp), self.swaps()[0])
+            lines = (Path(tmp) / 'f.c').read_text().split('\n')
+        self.assertEqual(lines[2:7], [
+            '\tput_unaligned_be32(opts->token, ptr);', '\tptr += 1;',
+            '\t*ptr++ = mptcp_option(MPTCPOPT_MP_JOIN,',
+            '\t\t\t      TCPOLEN_MPTCP_MPJ_SYN, 0, 0);',
+            '\tput_unaligned_be64(opts->thmac, ptr);'])
+
+
+PROTOCOL_H = '''\
+#define TCPOLEN_MPTCP_MPC_SYN		4
+#define TCPOLEN_MPTCP_MPC_ACK		20
+#define TCPOLEN_MPTCP_MPC_ACK_DATA	22
+#define TCPOLEN_MPTCP_DSS_ACK32		4
+#define TCPOLEN_MPTCP_DSS_ACK64		8
+#define TCPOLEN_MPTCP_ADD_ADDR		16
+#define TCPOLEN_MPTCP_ADD_ADDR_PORT	18
+#define TCPOLEN_MPTCP_ADD_ADDR_BASE	8
+#define TCPOLEN_MPTCP_ADD_ADDR6		28
+#define TCPOLEN_MPTCP_ADD_ADDR6_BASE_PORT	22
+#define TCPOLEN_MPTCP_PORT_LEN		2
+#define TCPOLEN_MPTCP_PORT_ALIGN	2
+#define TCPOLEN_MPTCP_PRIO		3
+#define TCPOLEN_MPTCP_PRIO_ALIGN	4
+'''
+
+
+class LengthSwapTest(unittest.TestCase):
+    """TCPOLEN_X and its _ALIGNED twin; an MPTCP length and its family's
+    neighbours: a word more or less, or one word's digits."""
+
+    @classmethod
+    def setUpClass(cls):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            (root / 'include/net').mkdir(parents=True)
+            (root / 'net/mptcp').mkdir(parents=True)
+            (root / 'include/net/tcp.h').write_text(
+                '#define TCPOLEN_MSS 4\n#define TCPOLEN_MSS_ALIGNED 4\n'
+                '#define TCPOLEN_WINDOW 3\n')
+            (root / 'net/mptcp/protocol.h').write_text(PROTOCOL_H)
+            cls.swaps = operators.tcpolen_twins(root)
+
+    def others(self, name, kind='family'):
+        return sorted(o for k, o in self.swaps.get(name, ()) if k == kind)
+
+    def test_aligned_twins(self):
+        self.assertEqual(self.others('TCPOLEN_MSS', 'twin'),
+                         ['TCPOLEN_MSS_ALIGNED'])
+        self.assertNotIn('TCPOLEN_WINDOW', self.swaps)
+
+    def test_the_issue_s_pairs_are_neighbours(self):
+        self.assertEqual(self.others('TCPOLEN_MPTCP_DSS_ACK32'),
+                         ['TCPOLEN_MPTCP_DSS_ACK64'])
+        self.assertEqual(self.others('TCPOLEN_MPTCP_PRIO'),
+                         ['TCPOLEN_MPTCP_PRIO_ALIGN'])
+        # ADD_ADDR with a port, without its HMAC, for IPv6.
+        self.assertEqual(self.others('TCPOLEN_MPTCP_ADD_ADDR'), [
+            'TCPOLEN_MPTCP_ADD_ADDR6', 'TCPOLEN_MPTCP_ADD_ADDR_BASE',
+            'TCPOLEN_MPTCP_ADD_ADDR_PORT'])
+        self.assertEqual(self.others('TCPOLEN_MPTCP_MPC_ACK_DATA'),
+                         ['TCPOLEN_MPTCP_MPC_ACK'])
+
+    def test_more_than_one_slip_apart_is_no_neighbour(self):
+        self.assertEqual(self.others('TCPOLEN_MPTCP_ADD_ADDR6_BASE_PORT'), [])
+        self.assertEqual(self.others('TCPOLEN_MPTCP_MPC_SYN'), [])
+        self.assertEqual(self.others('TCPOLEN_MPTCP_PORT_LEN'), [])
+
+    def test_a_length_in_code_gets_one_mutant_per_neighbour(self):
+        got = operators.generate('f.c', MPTCP_WRITER,
+                                 ['mptcp_write_options'], self.swaps)
+        self.assertEqual(
+            [m.describe().split('->')[1].strip() for m in got
+             if m.kind == 'family'],
+            ['len = TCPOLEN_MPTCP_DSS_ACK64 + TCPOLEN_MPTCP_PRIO;',
+             'len = TCPOLEN_MPTCP_DSS_ACK32 + TCPOLEN_MPTCP_PRIO_ALIGN;'])
+
+
 class ReturnTest(unittest.TestCase):
 
     def test_a_bare_return_is_deleted_a_valued_one_is_not(self):
@@ -203,6 +322,48 @@ class SampleAndScoreTest(unittest.TestCase):
         self.assertEqual(total.flagged, [e.ident])
         self.assertEqual(scorecard.survivors(self.mutants[:6], results,
                                              equivalents), [b])
+
+
+class EveryTargetTest(unittest.TestCase):
+    """A sample draws from every function in turn; a full run's report
+    and docs/mutation.md count per function."""
+
+    def setUp(self):
+        self.mutants = operators.generate(
+            'f.c', SOURCE + MPTCP_WRITER, ['tcp_syn_options',
+                                           'mptcp_write_options'], TWINS)
+
+    def test_a_sample_of_two_has_one_of_each_function(self):
+        for seed in range(20):
+            picked = targets.sample(self.mutants, 2, seed)
+            self.assertEqual(sorted(m.function for m in picked),
+                             ['mptcp_write_options', 'tcp_syn_options'])
+
+    def test_the_per_function_table_counts_each_verdict(self):
+        syn = [m for m in self.mutants if m.function == 'tcp_syn_options']
+        verdicts = {syn[0].ident: Result('killed', ['x']),
+                    syn[1].ident: Result('survived'),
+                    syn[2].ident: Result(results.SAME_CODE)}
+        table = scorecard.function_table(self.mutants, verdicts,
+                                         {syn[3].ident: 'why'})
+        rows = table.split('\n')[2:]
+        self.assertEqual(rows[0], f'| `tcp_syn_options()` | {len(syn)} | '
+                         f'1 | 1 | 1 | 0 | {len(syn) - 3} |')
+        self.assertTrue(rows[1].startswith('| `mptcp_write_options()` |'))
+
+    def test_the_summary_block_is_replaced_not_repeated(self):
+        block = scorecard.summary_block('6.1', scorecard.Score(generated=1),
+                                        'table', '2026-12-06')
+        once = scorecard.update_summary('# doc\n', '6.1', block)
+        newer = block.replace('table', 'newer table')
+        twice = scorecard.update_summary(once, '6.1', newer)
+        self.assertEqual(twice.count('/mutate 6.1'), 1)
+        self.assertIn('newer table', twice)
+        self.assertTrue(twice.startswith('# doc\n'))
+        other = scorecard.update_summary(twice, '7.3', block.replace(
+            '6.1', '7.3'))
+        self.assertIn('newer table', other)
+        self.assertEqual(other.count('<!-- mutate '), 2)
 
 
 class EquivalentsTest(unittest.TestCase):
@@ -285,6 +446,19 @@ class ResultsFileTest(unittest.TestCase):
         del data['config']
         path.write_text(json.dumps(data))
         self.assertEqual(sorted(self.load()), ['killed-a'])
+
+    def test_a_file_joining_the_targets_keeps_the_verdicts(self):
+        import json
+        results.save_results(self.settings, self.tree, self.results)
+        path = results.results_file(self.settings)
+        data = json.loads(path.read_text())
+        data['code'] = results.digest([self.tree / f
+                                       for f in results.LEGACY_FILES])
+        path.write_text(json.dumps(data))
+        self.assertEqual(sorted(self.load()), sorted(
+            k for k in self.results if k != 'survived-unchecked'))
+        (self.tree / 'net/ipv4/tcp_input.c').write_text('/* changed */\n')
+        self.assertEqual(self.load(), {})
 
     def test_a_code_change_reruns_everything(self):
         results.save_results(self.settings, self.tree, self.results)

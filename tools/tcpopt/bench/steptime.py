@@ -26,7 +26,7 @@ COLD_SECONDS = {
     'host': 60, 'kunit': 1500, 'sweep': 30, 'layouts': 30, 'tshark': 60,
     'capture': 60, 'series': 30, 'export': 120, 'bloat': 900, 'plain': 900,
     'kconfig': 1200, 'bisectable': 900, 'mutants': 1200, 'mutants-2008': 300,
-    'mutate': 2400, 'bisect-demo': 900, 'kunit-debug': 2100, 'twice': 300,
+    'mutate': 2900, 'bisect-demo': 900, 'kunit-debug': 2100, 'twice': 300,
     'selftest': 900,
 }
 BUDGET_FACTOR = 2

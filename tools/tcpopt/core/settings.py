@@ -45,9 +45,11 @@ BUILD_FREE_STEPS = ('series', 'export')
 # KUnit's debugfs run file, 'kunit: add ability to run tests after boot
 # using debugfs'.
 KUNIT_RUN_SINCE = (6, 7)
-# The generated mutants the test command runs (./run.sh mutate): a fixed
-# sample, every one killed or declared equivalent.
-MUTATION_SAMPLE = 20
+# The generated mutants the test command's mutate step runs (./run.sh
+# test --all-steps, ./run.sh mutate --sample): a fixed sample, every one
+# killed or declared equivalent; as many as 7.3 has functions with
+# mutants, so that the sample draws one from each target.
+MUTATION_SAMPLE = 32
 MUTATION_SEED = 20261205
 # The upstream layer's own test symbol: built beside the harness's suites
 # where the tree has the layer (the main, mutants and debug builds), not

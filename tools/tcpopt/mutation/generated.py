@@ -2,8 +2,8 @@
 
 The regressions of kernel-patches/regressions/ are the bugs someone
 thought of. This generates the ones nobody did, one change at one place
-in the functions that compute and write the options (tcp_output.c) and
-parse them (tcp_input.c):
+in the functions that compute and write the options (tcp_output.c, and
+MPTCP's in net/mptcp/options.c) and parse them (tcp_input.c):
 
   relational   <  <=  >  >=  ==  !=  each into its neighbour
   arithmetic   +  -  (binary), +=  -=, <<  >>
@@ -11,9 +11,14 @@ parse them (tcp_input.c):
   bitwise      &  |  (binary), |=  &=
   constant     an integer literal +1 and -1
   twin         TCPOLEN_X and TCPOLEN_X_ALIGNED swapped
+  family       a TCPOLEN_MPTCP_ length and a neighbour of its family
+               swapped: a word more or less (_PRIO, _PRIO_ALIGN) or one
+               word's digits (_DSS_ACK32, _DSS_ACK64)
   delete       an expression statement or a bare return removed
   if-true      an if condition replaced by 1
-  swap         two adjacent '*ptr++ = ...;' writes swapped
+  swap         two adjacent writes through one pointer swapped: '*ptr++ =
+               ...;', or 'put_unaligned_be*(..., ptr);' with the
+               'ptr += n;' after it
 
 Each mutant is applied to the mutant scratch tree (regressions.py), built
 incrementally, its object compared with the unmutated one (the same
@@ -59,7 +64,9 @@ from tcpopt.tree.scratch import ScratchTree
 # What the command layer calls as generated.<name>: the choice of
 # mutants, the equivalents and the report live in their own modules.
 from tcpopt.mutation.results import equivalent_file, read_equivalents
-from tcpopt.mutation.scorecard import render, score, survivors
+from tcpopt.mutation.scorecard import (function_table, render, score,
+                                       summary_block, survivors,
+                                       update_summary)
 from tcpopt.mutation.targets import (LAYOUT_FUNCTIONS, all_mutants,
                                      check_arguments, expand, group_of,
                                      sample, select)
@@ -186,6 +193,7 @@ def run_all(settings: Settings, tree: ScratchTree, build: Path,
     for number, mutant in enumerate(todo, 1):
         result = run_one(settings, tree, build, mutant, reference)
         result.tests = tests
+        result.measured = time.strftime('%Y-%m-%d')
         results[mutant.ident] = result
         save_results(settings, tree.src, results)
         log(f'[{number}/{len(todo)}] {mutant.ident} {mutant.kind} '

@@ -31,6 +31,15 @@ DECLARATION = re.compile(r'^\s*(?:const\s+|static\s+|unsigned\s+|struct\s+|'
                          r'tcp_\w+|inet_\w+|sock|sk_buff|mptcp_\w+)\b[\s*]')
 
 
+# Where the TCPOLEN_ constants are defined; MPTCP's in its own header.
+LENGTH_HEADERS = ('include/net/tcp.h', 'include/uapi/linux/tcp.h',
+                  'include/net/mptcp.h', 'net/mptcp/protocol.h')
+MPTCP_LENGTH = 'TCPOLEN_MPTCP_'
+
+# A TCPOLEN_ constant's possible slips: (operator kind, other constant).
+Swaps = Dict[str, Tuple[Tuple[str, str], ...]]
+
+
 @dataclass
 class Mutant:
     file: str
@@ -116,7 +125,7 @@ def is_binary(code: str, at: int) -> bool:
     return bool(before) and (before[-1].isalnum() or before[-1] in ')]_')
 
 
-def token_mutants(code: str, twins: Dict[str, str]) -> Iterator[
+def token_mutants(code: str, twins: Swaps) -> Iterator[
         Tuple[str, int, int, str]]:
     """(kind, start, end, replacement) for each token of one line."""
     for match in TOKEN.finditer(code):
@@ -138,8 +147,9 @@ def token_mutants(code: str, twins: Dict[str, str]) -> Iterator[
             yield 'constant', start, end, f'{value + 1}{suffix}'
             if value > 0:
                 yield 'constant', start, end, f'{value - 1}{suffix}'
-        elif tok in twins:
-            yield 'twin', start, end, twins[tok]
+        else:
+            for kind, other in twins.get(tok, ()):
+                yield kind, start, end, other
 
 
 def statement_end(lines: Sequence[str], i: int, end: int) -> Optional[int]:
@@ -181,7 +191,7 @@ def starts_statement(lines: Sequence[str], i: int) -> bool:
 
 
 def generate(file: str, text: str, functions: Sequence[str],
-             twins: Dict[str, str]) -> List[Mutant]:
+             twins: Swaps) -> List[Mutant]:
     """Every mutant of @functions in @text, in source order."""
     lines = text.split('\n')
     out: List[Mutant] = []
@@ -203,7 +213,7 @@ def generate(file: str, text: str, functions: Sequence[str],
 
 
 def line_mutants(file: str, name: str, lines: Sequence[str], i: int,
-                 twins: Dict[str, str]) -> List[Mutant]:
+                 twins: Swaps) -> List[Mutant]:
     line = lines[i]
     code = strip_comment(line)
     out = []
@@ -230,31 +240,93 @@ def statement_mutants(file: str, name: str, lines: Sequence[str], i: int,
     indent = lines[i][:len(lines[i]) - len(lines[i].lstrip())]
     out = [Mutant(file, name, i + 1, last - i + 1, 'delete', before,
                   indent + ';')]
-    nxt = last + 1
-    if lines[i].strip().startswith('*ptr++ =') and nxt < end and \
-            lines[nxt].strip().startswith('*ptr++ ='):
-        last2 = statement_end(lines, nxt, end)
-        if last2 is not None:
-            second = '\n'.join(lines[nxt:last2 + 1])
-            out.append(Mutant(file, name, i + 1, last2 - i + 1, 'swap',
-                              before + '\n' + second,
-                              second + '\n' + before))
+    first = write_unit(lines, i, end)
+    second = write_unit(lines, first[0] + 1, end) if first else None
+    if first and second and first[1] == second[1]:
+        one = '\n'.join(lines[i:first[0] + 1])
+        two = '\n'.join(lines[first[0] + 1:second[0] + 1])
+        out.append(Mutant(file, name, i + 1, second[0] - i + 1, 'swap',
+                          one + '\n' + two, two + '\n' + one))
     return out
 
 
-def tcpolen_twins(tree: Path) -> Dict[str, str]:
-    """TCPOLEN_X <-> TCPOLEN_X_ALIGNED where the tree defines both."""
-    names = set()
-    for header in ('include/net/tcp.h', 'include/uapi/linux/tcp.h',
-                   'include/net/mptcp.h'):
+# A write of option bytes through a pointer: '*ptr++ = x;', or
+# 'put_unaligned_be32(x, ptr);' and the 'ptr += n;' that may follow it.
+POINTER_STORE = re.compile(r'^\s*\*(\w+)\+\+ =')
+UNALIGNED_STORE = re.compile(r'^\s*put_unaligned_be(?:16|32|64)\(')
+LAST_ARGUMENT = re.compile(r',\s*(\w+)\);\s*$')
+
+
+def write_unit(lines: Sequence[str], i: int,
+               end: int) -> Optional[Tuple[int, str]]:
+    """The last line of the option write that starts at line @i, and the
+    pointer it writes through; None if line @i starts no such write."""
+    if i >= end:
+        return None
+    store = POINTER_STORE.match(lines[i])
+    if not store and not UNALIGNED_STORE.match(lines[i]):
+        return None
+    last = statement_end(lines, i, end)
+    if last is None:
+        return None
+    if store:
+        return last, store.group(1)
+    target = LAST_ARGUMENT.search(strip_comment(lines[last]))
+    if target is None:
+        return None
+    pointer = target.group(1)
+    step = last + 1
+    if step < end and re.fullmatch(rf'\s*{pointer} \+= \w+;\s*',
+                                   lines[step]):
+        last = step
+    return last, pointer
+
+
+def defined_lengths(tree: Path) -> List[str]:
+    """The TCPOLEN_ constants @tree defines, in the order of definition."""
+    names: List[str] = []
+    for header in LENGTH_HEADERS:
         path = tree / header
         if path.is_file():
-            names |= set(re.findall(r'#define\s+(TCPOLEN_\w+)',
-                                    path.read_text(errors='replace')))
-    twins = {}
-    for name in names:
-        if name.endswith('_ALIGNED') and name[:-len('_ALIGNED')] in names:
-            twins[name] = name[:-len('_ALIGNED')]
-            twins[name[:-len('_ALIGNED')]] = name
-    return twins
+            names += [n for n in re.findall(
+                r'#define\s+(TCPOLEN_\w+)', path.read_text(errors='replace'))
+                if n not in names]
+    return names
 
+
+def mptcp_neighbours(one: str, two: str) -> bool:
+    """Two TCPOLEN_MPTCP_ lengths of one family (the word after the
+    prefix) one slip apart: a word more (_PRIO, _PRIO_ALIGN; _ADD_ADDR,
+    _ADD_ADDR_PORT, _ADD_ADDR_BASE) or one word's digits (_DSS_ACK32,
+    _DSS_ACK64; _ADD_ADDR, _ADD_ADDR6)."""
+    a = one[len(MPTCP_LENGTH):].split('_')
+    b = two[len(MPTCP_LENGTH):].split('_')
+    if a[0] != b[0] or a == b:
+        return False
+    if abs(len(a) - len(b)) == 1:
+        short, long_ = sorted((a, b), key=len)
+        return any(long_[:k] + long_[k + 1:] == short
+                   for k in range(1, len(long_)))
+    differing = [(x, y) for x, y in zip(a, b) if x != y]
+    return len(a) == len(b) and len(differing) == 1 and \
+        re.sub(r'\d', '', differing[0][0]) == \
+        re.sub(r'\d', '', differing[0][1])
+
+
+def tcpolen_twins(tree: Path) -> Swaps:
+    """What each TCPOLEN_ constant a slip could turn into: TCPOLEN_X and
+    TCPOLEN_X_ALIGNED ('twin'), and a TCPOLEN_MPTCP_ length and its
+    neighbours in its family ('family')."""
+    names = defined_lengths(tree)
+    swaps: Dict[str, List[Tuple[str, str]]] = {}
+    for name in names:
+        plain = name[:-len('_ALIGNED')]
+        if name.endswith('_ALIGNED') and plain in names:
+            swaps.setdefault(name, []).append(('twin', plain))
+            swaps.setdefault(plain, []).append(('twin', name))
+    mptcp = [n for n in names if n.startswith(MPTCP_LENGTH)]
+    for name in mptcp:
+        for other in mptcp:
+            if mptcp_neighbours(name, other):
+                swaps.setdefault(name, []).append(('family', other))
+    return {name: tuple(found) for name, found in swaps.items()}

@@ -65,7 +65,8 @@ def mutant_dirs(settings: Settings) -> tuple[Path, Path]:
 
 
 # The files a mutant (generated.TARGETS) or a regression patch changes.
-MUTATED_FILES = ('net/ipv4/tcp_output.c', 'net/ipv4/tcp_input.c')
+MUTATED_FILES = ('net/ipv4/tcp_output.c', 'net/ipv4/tcp_input.c',
+                 'net/mptcp/options.c')
 
 
 def scratch(settings: Settings) -> ScratchTree:

@@ -33,6 +33,7 @@ class Result:
     tests: str = ''         # tests_fingerprint() of the run
     compared: bool = False  # its object was compared with the original's
     stage: str = ''         # the glob of the stage that killed it
+    measured: str = ''      # the date of the run, YYYY-MM-DD
 
 
 def equivalent_file(settings: Settings) -> Path:
@@ -63,8 +64,9 @@ def digest(paths: Sequence[Path]) -> str:
     return hashed.hexdigest()[:16]
 
 
-def target_paths(tree: Path) -> List[Path]:
-    return [tree / file for file in TARGETS]
+# The files TARGETS had before MPTCP's options.c joined them: what the
+# fingerprints of older results.json files were made of.
+LEGACY_FILES = ('net/ipv4/tcp_output.c', 'net/ipv4/tcp_input.c')
 
 
 def test_paths(settings: Settings) -> List[Path]:
@@ -75,9 +77,22 @@ def test_paths(settings: Settings) -> List[Path]:
         sorted((kunit_dir / UPSTREAM_TESTS / COMPAT_DIR).glob('*.h'))
 
 
-def code_fingerprint(tree: Path) -> str:
-    """The mutated files: a verdict of other code is no verdict."""
-    return digest(target_paths(tree))
+def code_fingerprint(tree: Path) -> Dict[str, str]:
+    """Each mutated file's digest: a verdict of other code is no verdict."""
+    return {file: digest([tree / file]) for file in TARGETS}
+
+
+def same_code(stored: object, tree: Path) -> bool:
+    """Whether the files a results.json was measured on are unchanged. A
+    file TARGETS gained since is no change: the tree did not change, only
+    what is mutated in it. The older format is one digest of
+    LEGACY_FILES."""
+    if isinstance(stored, str):
+        return stored == digest([tree / file for file in LEGACY_FILES])
+    if not isinstance(stored, dict) or not stored:
+        return False
+    return all((tree / file).is_file() and digest([tree / file]) == value
+               for file, value in stored.items())
 
 
 def config_fingerprint(settings: Settings) -> str:
@@ -95,7 +110,8 @@ def tests_fingerprint(settings: Settings) -> str:
 def combined_fingerprint(settings: Settings, tree: Path) -> str:
     """The one fingerprint results.json had before code and tests were
     kept apart: read once, to carry such a file over."""
-    return digest(target_paths(tree) + test_paths(settings))
+    return digest([tree / file for file in LEGACY_FILES] +
+                  test_paths(settings))
 
 
 def results_file(settings: Settings) -> Path:
@@ -134,7 +150,7 @@ def load_results(settings: Settings, tree: Path) -> Dict[str, Result]:
                    for k, v in data.get('results', {}).items()}
         save_results(settings, tree, results)
         return results
-    if data.get('code') != code_fingerprint(tree):
+    if not same_code(data.get('code'), tree):
         return {}
     # A file from before the options were recorded: they are unknown.
     config_changed = data.get('config') != config_fingerprint(settings)

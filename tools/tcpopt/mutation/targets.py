@@ -23,20 +23,35 @@ LAYOUT_FUNCTIONS = (
     'tcp_options_header_delta', 'tcp_syn_common_layout',
     'tcp_key_option_layout')
 
+# MPTCP's option code: it writes into the same 40 bytes, and sizes its
+# options before SACK blocks get what is left.
+MPTCP_FUNCTIONS = (
+    'mptcp_write_options', 'mptcp_syn_options', 'mptcp_synack_options',
+    'mptcp_established_options', 'mptcp_established_options_dss',
+    'mptcp_established_options_add_addr',
+    'mptcp_established_options_rm_addr',
+    'mptcp_established_options_mp_prio',
+    'mptcp_established_options_fastclose',
+    'mptcp_established_options_rst', 'mptcp_established_options_mp_fail')
+
 # Names --functions takes for a set of functions; a run of one writes
 # its own report, docs/mutation/<tree>-<name>.md.
-GROUPS: Dict[str, Tuple[str, ...]] = {'layout': LAYOUT_FUNCTIONS}
+GROUPS: Dict[str, Tuple[str, ...]] = {'layout': LAYOUT_FUNCTIONS,
+                                      'mptcp': MPTCP_FUNCTIONS}
 
 # The functions mutated, by file. Helpers they call in tcp_output.c are
-# listed too: what decides a layout or a size.
+# listed too: what decides a layout or a size. A function a tree does not
+# have (TCP-AO before 6.7, AccECN before 6.18) has no mutants there.
 TARGETS: Dict[str, Tuple[str, ...]] = {
     'net/ipv4/tcp_output.c': (
         'tcp_options_write', 'tcp_syn_options', 'tcp_synack_options',
         'tcp_established_options', 'tcp_current_mss', 'tcp_sync_mss',
         '__tcp_mtu_to_mss', 'tcp_mtu_to_mss', 'tcp_fastopen_opt_space',
         'tcp_options_fit_accecn', 'tcp_accecn_option_beacon_check',
-        *LAYOUT_FUNCTIONS),
+        *LAYOUT_FUNCTIONS, 'process_tcp_ao_options',
+        'tcp_synack_options_combine_saving', 'tcp_advertise_mss'),
     'net/ipv4/tcp_input.c': ('tcp_parse_options',),
+    'net/mptcp/options.c': MPTCP_FUNCTIONS,
 }
 
 
@@ -107,7 +122,22 @@ def select(mutants: List[Mutant], ids: Optional[Sequence[str]]
 
 def sample(mutants: List[Mutant], size: Optional[int],
            seed: int) -> List[Mutant]:
+    """@size mutants drawn in turn from each function (in an order the
+    seed shuffles), so that a sample as large as the number of functions
+    has one of every target; in source order."""
     if size is None or size >= len(mutants):
         return mutants
-    picked = random.Random(seed).sample(range(len(mutants)), size)
+    rng = random.Random(seed)
+    pools: Dict[str, List[int]] = {}
+    for index, mutant in enumerate(mutants):
+        pools.setdefault(mutant.function, []).append(index)
+    order = list(pools)
+    rng.shuffle(order)
+    for name in order:
+        rng.shuffle(pools[name])
+    picked: List[int] = []
+    while len(picked) < size:
+        for name in order:
+            if pools[name] and len(picked) < size:
+                picked.append(pools[name].pop())
     return [mutants[i] for i in sorted(picked)]
