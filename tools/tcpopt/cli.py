@@ -112,10 +112,12 @@ def add_mutate_opts(parser: Parser) -> None:
     parser.add_argument('--functions', type=lambda text: text.split(','),
                         metavar='F,...',
                         help='only these functions (default: all the '
-                        'targets in tools/tcpopt/mutation/generated.py), or '
-                        'a group: "layout", the layout functions of the '
-                        'upstream series, whose run writes '
-                        'docs/mutation/<tree>-layout.md')
+                        'targets in tools/tcpopt/mutation/targets.py), or '
+                        'a group, whose run writes docs/mutation/<tree>-'
+                        '<group>.md: "layout", the layout functions of the '
+                        'upstream series; "tcp", the targets in tcp_output.c '
+                        'and tcp_input.c; "mptcp", those in '
+                        'net/mptcp/options.c')
     parser.add_argument('--sample', type=positive, metavar='N',
                         help='N mutants picked with --seed')
     parser.add_argument('--seed', type=int, metavar='S',

@@ -53,6 +53,10 @@ TARGETS: Dict[str, Tuple[str, ...]] = {
     'net/ipv4/tcp_input.c': ('tcp_parse_options',),
     'net/mptcp/options.c': MPTCP_FUNCTIONS,
 }
+# TCP's own option code, MPTCP's left out: the targets before MPTCP's
+# joined them, and the AO writer and two helpers added with it.
+GROUPS['tcp'] = TARGETS['net/ipv4/tcp_output.c'] + \
+    TARGETS['net/ipv4/tcp_input.c']
 
 
 def expand(functions: Optional[Sequence[str]]) -> Optional[List[str]]:
