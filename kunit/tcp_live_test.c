@@ -74,6 +74,25 @@
 /* RFC 8684: the MPTCP subtypes compared, and the DSS flags (3.3). */
 #define LIVE_MPTCP_MP_CAPABLE	0
 #define LIVE_MPTCP_DSS		2
+#define LIVE_MPTCP_ADD_ADDR	3
+#define LIVE_MPTCP_RM_ADDR	4
+#define LIVE_MPTCP_MP_PRIO	5
+#define LIVE_MPTCP_MP_FASTCLOSE	7
+#define LIVE_ADD_ADDR_ECHO	0x01	/* E: an echo, no HMAC (3.4.1) */
+#define LIVE_ADD_ADDR_HMAC_LEN	8
+/* What the listener's path manager signals: the writer rows' addresses,
+ * 192.0.2.1 with ID 1 and 2001:db8::1 with ID 2 (RFC 5737, RFC 3849),
+ * then the removal of ID 5.
+ */
+#define LIVE_SIGNAL_ADDR4	0xc0000201
+#define LIVE_SIGNAL_ID4		1
+#define LIVE_SIGNAL_ID6		2
+#define LIVE_REMOVE_ID		5
+#define LIVE_SIGNAL_WAIT_MS	2000
+/* A close with linger 0 is MPTCP's fast close: the subflow's RST carries
+ * MP_FASTCLOSE and MP_TCPRST with reason 0, unspecified (section 3.6).
+ */
+#define LIVE_FASTCLOSE		"est_ts_0_sacks+mptcp_fastclose_tcprst_unspec"
 #define LIVE_DSS_ACK		0x01	/* Data ACK present */
 #define LIVE_DSS_ACK64		0x02	/* Data ACK is 8 octets */
 #define LIVE_DSS_MAP		0x04	/* a mapping is present */
@@ -96,11 +115,17 @@ struct tcp_live_input {
 	u32 ts_set;		/* then TCP_TIMESTAMP on the client, 0: no */
 	bool accecn;		/* tcp_ecn=3: AccECN both ways (6.18+) */
 	bool mptcp;		/* IPPROTO_MPTCP sockets (RFC 8684) */
+	bool mptcp_csum;	/* net.mptcp.checksum_enabled=1 */
+	/* The listener's path manager announces an address, sets its
+	 * subflow to backup and removes an address (RFC 8684 3.4, 3.3.8).
+	 */
+	bool mptcp_signal;
 };
 
 /* Unit table rows (tcp_options_test.c) the packets must look like. A
  * name "row+mptcp_row" is a TCP row followed by an MPTCP writer row: the
- * writer puts the MPTCP option after every TCP option.
+ * writer puts the MPTCP option after every TCP option; "row+a+b", two
+ * MPTCP suboptions, each padded to 32 bits, in that order.
  */
 struct tcp_live_expect {
 	const char *syn, *synack, *ack;
@@ -116,6 +141,15 @@ struct tcp_live_expect {
 	 * and on the accepted end if that differs (0: the same).
 	 */
 	unsigned int est_bytes, est_bytes_accepted;
+	/* mptcp_signal, over IPv4 and IPv6: the listener's ADD_ADDR, the
+	 * client's echo of it; then the listener's MP_PRIO and RM_ADDR.
+	 */
+	const char *add_addr[2], *add_addr_echo[2];
+	const char *mp_prio, *rm_addr;
+	/* MPTCP: the listener's reset when the case closes it with linger
+	 * 0, MP_FASTCLOSE with the client's key (RFC 8684 section 3.5).
+	 */
+	const char *fastclose;
 };
 
 struct tcp_live_case {
@@ -340,7 +374,55 @@ static const struct tcp_live_case tcp_live_cases[] = {
 				       "mptcp_est_ts_dss_ack64_sack3",
 				       "mptcp_est_ts_dss_ack64_sack3",
 				       "mptcp_est_ts_dss_ack64_sack3" },
-			 .est_bytes = 12 + 24, .est_bytes_accepted = 12 + 28 },
+			 .est_bytes = 12 + 24, .est_bytes_accepted = 12 + 28,
+			 .fastclose = LIVE_FASTCLOSE },
+	},
+	{
+		/* net.mptcp.checksum_enabled=1 (RFC 8684 section 3.3.1):
+		 * both ends set A in MP_CAPABLE, the first data segment's
+		 * MP_CAPABLE carries a checksum (24) and every mapping 2
+		 * octets more: 4 + 4 + 8 + 4 + 2 + 2 = 24, the room
+		 * tcp_current_mss() kept without checksums too (22 and 26,
+		 * aligned), so the MSS is live_mptcp_sack_holes's.
+		 */
+		.name = "live_mptcp_csum",
+		.in = { .ts = 1, .sack = 1, .ws = 1, .holes = 1, .mptcp = 1,
+			.mptcp_csum = 1 },
+		.out = { .syn = "syn_ts_sack_ws_mss1460_ws7+mptcp_mpc_syn_csum",
+			 .synack = "synack_ts_sack_ws+mptcp_mpc_synack_csum",
+			 .ack = "est_ts_0_sacks+mptcp_mpc_ack_csum",
+			 .data = "est_ts_0_sacks+mptcp_mpc_ack_data_csum",
+			 .seg = "est_ts_0_sacks+mptcp_dss_ack32_map_csum",
+			 .sack_ack = { "mptcp_est_ts_dss_ack64_sack3",
+				       "mptcp_est_ts_dss_ack64_sack3",
+				       "mptcp_est_ts_dss_ack64_sack3",
+				       "mptcp_est_ts_dss_ack64_sack3" },
+			 .est_bytes = 12 + 24, .est_bytes_accepted = 12 + 28,
+			 .fastclose = LIVE_FASTCLOSE },
+	},
+	{
+		/* Path management (RFC 8684 sections 3.4.1, 3.4.2, 3.3.8),
+		 * as the in-kernel path manager sends it: ADD_ADDR with its
+		 * HMAC alone on a pure ACK, no DSS (a duplicate ACK to TCP,
+		 * mptcp_pm_add_addr_signal()), the echo the same way; MP_PRIO
+		 * and RM_ADDR after the DSS with the listener's 8-octet Data
+		 * ACK.
+		 */
+		.name = "live_mptcp_signal",
+		.in = { .ts = 1, .sack = 1, .ws = 1, .mptcp = 1,
+			.mptcp_signal = 1 },
+		.out = { .syn = "mptcp_syn_mpc", .synack = "mptcp_synack_mpc",
+			 .ack = "est_ts_0_sacks+mptcp_mpc_ack",
+			 .data = "est_ts_0_sacks+mptcp_mpc_ack_data",
+			 .est_bytes = 12 + 24, .est_bytes_accepted = 12 + 28,
+			 .add_addr = { "est_ts_0_sacks+mptcp_add_addr_v4_hmac",
+				       "est_ts_0_sacks+mptcp_add_addr_v6_hmac" },
+			 .add_addr_echo = {
+				"est_ts_0_sacks+mptcp_add_addr_v4_echo",
+				"est_ts_0_sacks+mptcp_add_addr_v6_echo" },
+			 .mp_prio = "est_ts_0_sacks+mptcp_dss_ack64+mptcp_mp_prio_backup",
+			 .rm_addr = "est_ts_0_sacks+mptcp_dss_ack64+mptcp_remove_addr_1",
+			 .fastclose = LIVE_FASTCLOSE },
 	},
 	{
 		/* TCP_MAXSEG on the client: its SYN announces 1000. */
@@ -539,6 +621,10 @@ static int tcp_live_netns(struct tcp_live *live)
 	if (in->fastopen)
 		net->ipv4.sysctl_tcp_fastopen = TFO_CLIENT_ENABLE |
 						TFO_SERVER_ENABLE;
+#if IS_ENABLED(CONFIG_MPTCP)
+	if (in->mptcp_csum)
+		mptcp_live_test_set_checksum(net, 1);
+#endif
 	net->ipv4.sysctl_tcp_rmem[2] = LIVE_RMEM;
 	/* Every ACK for out-of-order data goes out at once, none merged. */
 	net->ipv4.sysctl_tcp_comp_sack_nr = 0;
@@ -843,36 +929,46 @@ struct tcp_live_values {
 	unsigned int data_len;
 };
 
-/* The words of @name, a unit row or "row+mptcp_row", into @want. */
+/* The words of @name, a unit row and any MPTCP writer rows after it
+ * ("row+mptcp_row+..."), into @want.
+ */
 static bool tcp_live_row_words(const char *name, u8 *want,
 			       unsigned int *size)
 {
-	const char *plus = strchr(name, '+');
-	char tcp_name[KUNIT_PARAM_DESC_SIZE];
-	unsigned int mptcp_size = 0, i;
-	const struct tcp_opt_case *row;
-	const u32 *mptcp = NULL;
+	const struct tcp_opt_case *row = NULL;
+	char part[KUNIT_PARAM_DESC_SIZE];
+	unsigned int n, off = 0, i;
+	const char *next;
+	const u32 *words;
 
-	strscpy(tcp_name, name,
-		plus ? min_t(size_t, sizeof(tcp_name), plus - name + 1) :
-		       sizeof(tcp_name));
-	row = tcp_opt_test_row(tcp_name);
-	if (plus)
-		mptcp = tcp_opt_test_mptcp_row(plus + 1, &mptcp_size);
-	if (!row || (plus && !mptcp) ||
-	    row->out.size + mptcp_size > MAX_TCP_OPTION_SPACE)
-		return false;
-	for (i = 0; i < row->out.size / 4; i++)
-		put_unaligned_be32(row->out.words[i], want + 4 * i);
-	for (i = 0; i < mptcp_size / 4; i++)
-		put_unaligned_be32(mptcp[i], want + row->out.size + 4 * i);
-	*size = row->out.size + mptcp_size;
-	return true;
+	for (; name; name = next) {
+		next = strchr(name, '+');
+		strscpy(part, name,
+			next ? min_t(size_t, sizeof(part), next - name + 1) :
+			       sizeof(part));
+		if (next)
+			next++;
+		if (!row) {
+			row = tcp_opt_test_row(part);
+			words = row ? row->out.words : NULL;
+			n = row ? row->out.size : 0;
+		} else {
+			words = tcp_opt_test_mptcp_row(part, &n);
+		}
+		if (!words || off + n > MAX_TCP_OPTION_SPACE)
+			return false;
+		for (i = 0; i < n / 4; i++)
+			put_unaligned_be32(words[i], want + off + 4 * i);
+		off += n;
+	}
+	*size = off;
+	return row;
 }
 
 /* MPTCP (RFC 8684): the connection's keys and the segment's Data-Level
- * Length put in; the DSS's sequence numbers, Data ACK and checksums are
- * compared by presence. Field offsets from the RFC's figures 4 and 9.
+ * Length put in; the DSS's sequence numbers, Data ACK and checksums and
+ * ADD_ADDR's HMAC are compared by presence. Field offsets from the RFC's
+ * figures 4, 9 and 12.
  */
 static void tcp_live_expect_mptcp(u8 *opt, u8 *mask, u8 len,
 				  const struct tcp_live_values *v)
@@ -889,6 +985,18 @@ static void tcp_live_expect_mptcp(u8 *opt, u8 *mask, u8 len,
 			put_unaligned_be16(v->data_len, opt + 20);
 		if (len > 22)		/* the checksum */
 			memset(mask + 22, 1, len - 22);
+		return;
+	}
+	if (subtype == LIVE_MPTCP_MP_FASTCLOSE && len >= 12) {
+		put_unaligned_be64(v->mptcp_key[1], opt + 4);	/* 3.5 */
+		return;
+	}
+	if (subtype == LIVE_MPTCP_ADD_ADDR) {
+		/* The HMAC of a signal (section 3.4.1) ends the option. */
+		if (!(opt[2] & LIVE_ADD_ADDR_ECHO) &&
+		    len >= 4 + LIVE_ADD_ADDR_HMAC_LEN)
+			memset(mask + len - LIVE_ADD_ADDR_HMAC_LEN, 1,
+			       LIVE_ADD_ADDR_HMAC_LEN);
 		return;
 	}
 	if (subtype != LIVE_MPTCP_DSS)
@@ -1535,6 +1643,231 @@ static int tcp_live_holes(struct tcp_live *live, u32 *seg)
 	return err;
 }
 
+/* Whether the options after @th hold an MPTCP suboption @subtype; for
+ * ADD_ADDR, an echo if @echo, a signal otherwise.
+ */
+static bool tcp_live_has_mptcp(const struct tcphdr *th, unsigned int optlen,
+			       u8 subtype, bool echo)
+{
+	const u8 *o = (const u8 *)(th + 1);
+	unsigned int off = 0;
+
+	while (off + 1 < optlen && o[off] != TCPOPT_EOL) {
+		if (o[off] == TCPOPT_NOP) {
+			off++;
+			continue;
+		}
+		if (o[off + 1] < 2)
+			return false;
+		if (o[off] == TCPOPT_MPTCP && o[off + 1] >= 3 &&
+		    off + 2 < optlen && o[off + 2] >> 4 == subtype &&
+		    (subtype != LIVE_MPTCP_ADD_ADDR ||
+		     !!(o[off + 2] & LIVE_ADD_ADDR_ECHO) == echo))
+			return true;
+		off += o[off + 1];
+	}
+	return false;
+}
+
+/* The first segment in this direction that carries MPTCP @subtype. */
+static const struct tcp_live_pkt *tcp_live_find_mptcp(struct tcp_live *live,
+						      bool to_server,
+						      u8 subtype, bool echo)
+{
+	const struct tcp_live_pkt *p;
+	struct tcp_live_view v;
+
+	list_for_each_entry(p, &live->pkts, list) {
+		if (tcp_live_view(p, &v) && v.to_server == to_server &&
+		    !v.th->syn &&
+		    tcp_live_has_mptcp(v.th, v.optlen, subtype, echo))
+			return p;
+	}
+	return NULL;
+}
+
+#if IS_ENABLED(CONFIG_MPTCP)
+/* Wait until such a segment has been captured: the peer's path manager
+ * answers from its worker.
+ */
+static int tcp_live_wait_mptcp(struct tcp_live *live, bool to_server,
+			       u8 subtype, bool echo)
+{
+	unsigned int waited;
+	bool seen;
+
+	for (waited = 0; waited < LIVE_SIGNAL_WAIT_MS; waited += 10) {
+		spin_lock_bh(&live->lock);
+		seen = tcp_live_find_mptcp(live, to_server, subtype, echo);
+		spin_unlock_bh(&live->lock);
+		if (seen)
+			return 0;
+		msleep(10);
+	}
+	return -ETIMEDOUT;
+}
+
+/* The address the listener announces, and its own: the subflow's. */
+static void tcp_live_pm_addrs(const struct tcp_live *live,
+			      struct mptcp_addr_info *signal,
+			      struct mptcp_addr_info *local)
+{
+	memset(signal, 0, sizeof(*signal));
+	memset(local, 0, sizeof(*local));
+	signal->family = live->family;
+	local->family = live->family;
+	if (live->family == AF_INET) {
+		signal->id = LIVE_SIGNAL_ID4;
+		signal->addr.s_addr = htonl(LIVE_SIGNAL_ADDR4);
+		local->addr.s_addr = htonl(INADDR_LOOPBACK);
+		return;
+	}
+#if IS_ENABLED(CONFIG_MPTCP_IPV6)
+	signal->id = LIVE_SIGNAL_ID6;
+	signal->addr6.s6_addr[0] = 0x20;
+	signal->addr6.s6_addr[1] = 0x01;
+	signal->addr6.s6_addr[2] = 0x0d;
+	signal->addr6.s6_addr[3] = 0xb8;
+	signal->addr6.s6_addr[15] = 1;
+	local->addr6 = in6addr_loopback;
+#endif
+}
+
+/* ADD_ADDR as the in-kernel path manager sends it, the msk's socket lock
+ * and its path manager's lock held (mptcp_pm_create_subflow_or_signal_addr()).
+ */
+static int tcp_live_pm_announce(struct mptcp_sock *msk,
+				const struct mptcp_addr_info *addr)
+{
+	struct sock *sk = (struct sock *)msk;
+	int err;
+
+	lock_sock(sk);
+	spin_lock_bh(&msk->pm.lock);
+	err = mptcp_pm_announce_addr(msk, addr, false);
+#ifdef TCP_OPT_HAVE_MPTCP_PM_OPS
+	if (!err)
+		mptcp_pm_addr_send_ack(msk);
+#else
+	if (!err)
+		mptcp_pm_nl_addr_send_ack(msk);
+#endif
+	spin_unlock_bh(&msk->pm.lock);
+	release_sock(sk);
+	return err;
+}
+
+/* MP_PRIO as a netlink "set flags backup" sends it: the msk locked. */
+static int tcp_live_pm_backup(struct mptcp_sock *msk,
+			      struct mptcp_addr_info *local)
+{
+	struct sock *sk = (struct sock *)msk;
+	int err;
+
+	lock_sock(sk);
+#ifdef TCP_OPT_HAVE_MPTCP_PM_OPS
+	err = mptcp_pm_mp_prio_send_ack(msk, local, NULL, 1);
+#else
+	err = mptcp_pm_nl_mp_prio_send_ack(msk, local, NULL, 1);
+#endif
+	release_sock(sk);
+	return err;
+}
+
+/* RM_ADDR as an endpoint's removal sends it: both locks held. */
+static int tcp_live_pm_remove(struct mptcp_sock *msk, u8 id)
+{
+	struct mptcp_rm_list list = { .ids = { id }, .nr = 1 };
+	struct sock *sk = (struct sock *)msk;
+	int err;
+
+	lock_sock(sk);
+	spin_lock_bh(&msk->pm.lock);
+	err = mptcp_pm_remove_addr(msk, &list);
+	spin_unlock_bh(&msk->pm.lock);
+	release_sock(sk);
+	return err;
+}
+
+/* The listener's path manager signals, one at a time, each after the
+ * last was on the wire (the client's echo, for ADD_ADDR).
+ */
+static int tcp_live_signal(struct tcp_live *live)
+{
+	struct mptcp_sock *msk = mptcp_sk(live->child->sk);
+	struct mptcp_addr_info signal, local;
+	int err;
+
+	tcp_live_pm_addrs(live, &signal, &local);
+	err = tcp_live_pm_announce(msk, &signal);
+	if (!err)
+		err = tcp_live_wait_mptcp(live, true, LIVE_MPTCP_ADD_ADDR,
+					  true);
+	if (!err)
+		err = tcp_live_pm_backup(msk, &local);
+	if (!err)
+		err = tcp_live_wait_mptcp(live, false, LIVE_MPTCP_MP_PRIO,
+					  false);
+	if (!err)
+		err = tcp_live_pm_remove(msk, LIVE_REMOVE_ID);
+	if (!err)
+		err = tcp_live_wait_mptcp(live, false, LIVE_MPTCP_RM_ADDR,
+					  false);
+	return err;
+}
+#else
+static int tcp_live_signal(struct tcp_live *live)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
+/* The listener's reset: the receiver's key is the client's. */
+static void tcp_live_check_fastclose(struct tcp_live *live)
+{
+	struct tcp_live_values server = {
+		.ecn_counters = true, LIVE_AO_FROM_SERVER,
+		.mptcp_key = { live->server_key, live->client_key },
+	};
+
+	tcp_live_check(live, "MP_FASTCLOSE",
+		       tcp_live_find_mptcp(live, false, LIVE_MPTCP_MP_FASTCLOSE,
+					   false),
+		       live->c->out.fastclose, &server);
+}
+
+/* Each signal's segment against its row: the ADD_ADDR, HMAC by presence,
+ * and its echo over the family of the connection.
+ */
+static void tcp_live_check_signals(struct tcp_live *live)
+{
+	const struct tcp_live_expect *out = &live->c->out;
+	unsigned int fam = live->family == AF_INET6;
+	struct tcp_live_values server = {
+		.ecn_counters = true, LIVE_AO_FROM_SERVER,
+	};
+	struct tcp_live_values client = {
+		.ecn_counters = true, LIVE_AO_FROM_CLIENT,
+	};
+
+	tcp_live_check(live, "ADD_ADDR",
+		       tcp_live_find_mptcp(live, false, LIVE_MPTCP_ADD_ADDR,
+					   false),
+		       out->add_addr[fam], &server);
+	tcp_live_check(live, "ADD_ADDR echo",
+		       tcp_live_find_mptcp(live, true, LIVE_MPTCP_ADD_ADDR,
+					   true),
+		       out->add_addr_echo[fam], &client);
+	tcp_live_check(live, "MP_PRIO",
+		       tcp_live_find_mptcp(live, false, LIVE_MPTCP_MP_PRIO,
+					   false),
+		       out->mp_prio, &server);
+	tcp_live_check(live, "RM_ADDR",
+		       tcp_live_find_mptcp(live, false, LIVE_MPTCP_RM_ADDR,
+					   false),
+		       out->rm_addr, &server);
+}
+
 /* Closed with RST: nothing may linger in the hash tables. MPTCP closes
  * its subflows from a worker: give it a second.
  */
@@ -1605,6 +1938,8 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 	}
 	if (!err && c->in.ts_set)
 		err = tcp_live_set_ts(live, ping, pong);
+	if (!err && c->in.mptcp_signal)
+		err = tcp_live_signal(live);
 	if (!err && c->in.holes)
 		err = tcp_live_holes(live, &seg);
 	/* TCP_AO_ADD_KEY: no such MAC algorithm in this kernel. */
@@ -1634,6 +1969,10 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 			tcp_live_check_sacks(live,
 					     tcp_live_isn(syn) + LIVE_PING_LEN,
 					     seg);
+		if (c->in.mptcp_signal)
+			tcp_live_check_signals(live);
+		if (c->out.fastclose)
+			tcp_live_check_fastclose(live);
 	}
 	tcp_live_print(live);
 	tcp_live_teardown(live);

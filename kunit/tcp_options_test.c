@@ -2440,6 +2440,32 @@ static const struct tcp_opt_mptcp_write_case tcp_opt_mptcp_write_cases[] = {
 				       0x00640101 },
 	},
 	{
+		/* With checksums (section 3.3.1) the mapping takes 2 more
+		 * octets: 4 + 4 + 8 + 4 + 2 + 2 = 24, no NOP; the checksum
+		 * of the pseudo-header below, 0xff95.
+		 */
+		.name = "mptcp_dss_ack32_map_csum",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_DSS, .csum_reqd = 1,
+			  .ext_copy = { MPTCP_DSS_MAP(MPTCP_TEST_DATA_LEN),
+					.use_ack = 1 }),
+		.size = 24, .words = { 0x1e18200d,
+				       lower_32_bits(MPTCP_TEST_ACK_SEQ),
+				       0x00000001, 0x00000002, MPTCP_TEST_SSN,
+				       0x0064ff95 },
+	},
+	{
+		/* A Data ACK alone, 8 octets (A and a): 12 bytes, what a pure
+		 * ACK of a connection with 8-octet DSNs carries.
+		 * <dss len 12>
+		 */
+		.name = "mptcp_dss_ack64",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_DSS,
+			  .ext_copy = { .use_ack = 1, .ack64 = 1 }),
+		.size = 12, .words = { 0x1e0c2003,
+				       upper_32_bits(MPTCP_TEST_ACK_SEQ),
+				       lower_32_bits(MPTCP_TEST_ACK_SEQ) },
+	},
+	{
 		/* An 8-octet Data ACK (a), the checksum (section 3.3.1:
 		 * the pseudo-header DSN 0x100000002, SSN 3, length 100 and
 		 * an empty payload sum to 0x006a, so 0xff95) and DATA_FIN.
@@ -2454,6 +2480,33 @@ static const struct tcp_opt_mptcp_write_case tcp_opt_mptcp_write_cases[] = {
 				       lower_32_bits(MPTCP_TEST_ACK_SEQ),
 				       0x00000001, 0x00000002, MPTCP_TEST_SSN,
 				       0x0064ff95 },
+	},
+	{
+		/* Section 3.1 with net.mptcp.checksum_enabled 1: A (0x80)
+		 * and H on the SYN, length 4. <mp_capable len 4 v1 flags 0x81>
+		 */
+		.name = "mptcp_mpc_syn_csum",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_MPC_SYN,
+			  .allow_join_id0 = 1, .csum_reqd = 1),
+		.size = 4, .words = { 0x1e040181 },
+	},
+	{
+		/* The SYN-ACK's, with the sender's key: 12. */
+		.name = "mptcp_mpc_synack_csum",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_MPC_SYNACK,
+			  .allow_join_id0 = 1, .csum_reqd = 1,
+			  .sndr_key = MPTCP_TEST_LOCAL_KEY),
+		.size = 12, .words = { 0x1e0c0181, 0x01020304, 0x05060708 },
+	},
+	{
+		/* The third ACK's, both keys: 20. */
+		.name = "mptcp_mpc_ack_csum",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_MPC_ACK,
+			  .allow_join_id0 = 1, .csum_reqd = 1,
+			  .sndr_key = MPTCP_TEST_LOCAL_KEY,
+			  .rcvr_key = MPTCP_TEST_RCVR_KEY),
+		.size = 20, .words = { 0x1e140181, 0x01020304, 0x05060708,
+				       0x11121314, 0x15161718 },
 	},
 	{
 		/* Section 3.1: the third ACK echoes both keys, 20 bytes.
@@ -2550,6 +2603,13 @@ static const struct tcp_opt_mptcp_write_case tcp_opt_mptcp_write_cases[] = {
 				       0xa1a2a3a4, 0xa5a6a7a8 },
 	},
 	{
+		/* An IPv6 echo: 4 + 16, no HMAC. */
+		.name = "mptcp_add_addr_v6_echo",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_ADD_ADDR,
+			  .addr = MPTCP_ADDR6(2, 0)),
+		.size = 20, .words = { 0x1e143102, 0x20010db8, 0, 0, 1 },
+	},
+	{
 		.name = "mptcp_add_addr_v6_port_hmac",
 		MPTCP_OUT(.suboptions = OPTION_MPTCP_ADD_ADDR,
 			  .addr = MPTCP_ADDR6(2, MPTCP_TEST_PORT),
@@ -2609,6 +2669,17 @@ static const struct tcp_opt_mptcp_write_case tcp_opt_mptcp_write_cases[] = {
 			  .reset_reason = 1),
 		.size = 16, .words = { 0x1e0c7000, 0x11121314, 0x15161718,
 				       0x1e048001 },
+	},
+	{
+		/* A reset for no reason of its own: 0, unspecified, the
+		 * default (section 3.6).
+		 */
+		.name = "mptcp_fastclose_tcprst_unspec",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_FASTCLOSE |
+					OPTION_MPTCP_RST,
+			  .rcvr_key = MPTCP_TEST_RCVR_KEY),
+		.size = 16, .words = { 0x1e0c7000, 0x11121314, 0x15161718,
+				       0x1e048000 },
 	},
 	{
 		/* Linux writes an address signal before a removal. */

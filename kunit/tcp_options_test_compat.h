@@ -14,6 +14,7 @@
 
 #include <kunit/test.h>
 #include <linux/string.h>
+#include <net/mptcp.h>
 #include <net/tcp.h>
 
 /* 6.7 (TCP-AO) brought struct tcp_key, which the calculators and the
@@ -53,6 +54,15 @@
  */
 #ifdef TCPOPT_ACCECN1
 #define TCP_OPT_HAVE_ACCECN	1
+#endif
+
+/* The path manager's calls that send ADD_ADDR, RM_ADDR and MP_PRIO: on
+ * the trees here, the one with struct mptcp_pm_ops (7.3) names them
+ * mptcp_pm_addr_send_ack() and mptcp_pm_mp_prio_send_ack(); 6.1 and 6.12
+ * have them with "nl_" in the name.
+ */
+#ifdef MPTCP_PM_NAME_MAX
+#define TCP_OPT_HAVE_MPTCP_PM_OPS	1
 #endif
 
 /* Compare @len option bytes. KUNIT_EXPECT_MEMEQ() appeared in 6.2; older
