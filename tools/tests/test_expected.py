@@ -98,12 +98,12 @@ class RealSourceTest(unittest.TestCase):
         cls.names = expected.case_names(
             (KUNIT_DIR / 'tcp_options_test.c').read_text())
 
-    def test_declares_233_unique_cases(self) -> None:
+    def test_declares_240_unique_cases(self) -> None:
         # Table rows, plain cases and sweep groups; 14 of the rows TCP-AO,
-        # 19 the MSS from a path MTU, 13 MPTCP layouts and 23 MPTCP
+        # 19 the MSS from a path MTU, 13 MPTCP layouts and 30 MPTCP
         # writer rows, 15 MPTCP sweep groups.
-        self.assertEqual(len(self.names), 233)
-        self.assertEqual(len(set(self.names)), 233)
+        self.assertEqual(len(self.names), 240)
+        self.assertEqual(len(set(self.names)), 240)
         self.assertIn('mss_md5_key_deleted', self.names)
 
     def test_sweep_groups_are_cases(self) -> None:
@@ -127,11 +127,12 @@ class RealSourceTest(unittest.TestCase):
         self.assertEqual(expected.expected_cases(KUNIT_DIR),
                          live + self.names + parser)
 
-    def test_live_suite_declares_21_connections(self) -> None:
+    def test_live_suite_declares_23_connections(self) -> None:
         live = expected.case_names(
             (KUNIT_DIR / 'tcp_live_test.c').read_text())
-        self.assertEqual(len(set(live)), 21)
+        self.assertEqual(len(set(live)), 23)
         self.assertIn('live_mptcp_sack_holes', live)
+        self.assertIn('live_mptcp_signal', live)
         self.assertEqual(live[0], 'live_none')
         self.assertIn('live_md5_sack_holes', live)
 

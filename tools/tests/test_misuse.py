@@ -664,3 +664,17 @@ class ConcurrentRunsTest(MisuseTestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+class FirstErrorTest(unittest.TestCase):
+    """The cause named in a tool's error output."""
+
+    def test_the_first_line_unless_the_disk_is_full(self) -> None:
+        from tcpopt.core.errors import first_error
+        self.assertEqual(first_error('a: broken\nExiting\n', 'x'),
+                         'a: broken')
+        self.assertEqual(first_error(
+            'tar: f.c: Wrote only 4096 of 7673 bytes\n'
+            'tar: g.c: Cannot write: No space left on device\n', 'x'),
+            'tar: g.c: Cannot write: No space left on device')
+        self.assertEqual(first_error('\n', 'tar failed'), 'tar failed')

@@ -54,6 +54,9 @@ class SetupError(HarnessError):
 
 def first_error(output: str, default: str) -> str:
     """The cause: tools print it first and a summary ('Exiting with
-    failure status due to previous errors') last."""
+    failure status due to previous errors') last. A full disk is named
+    wherever it is: tar may first report a short write ('Wrote only 4096
+    of 7673 bytes') that does not say why."""
     lines = [line.strip() for line in output.splitlines() if line.strip()]
-    return lines[0] if lines else default
+    full = [line for line in lines if 'No space left on device' in line]
+    return (full or lines or [default])[0]
