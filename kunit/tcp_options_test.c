@@ -2758,6 +2758,45 @@ static void tcp_opt_dsack_sent_once_test(struct kunit *test)
 	tcp_opt_check_case(test, &second);
 }
 
+/* What a written AccECN option leaves for the segments after it: whether
+ * a D-SACK went out beside it (accecn_opt_sent_w_dsack, commit
+ * 1247fb19cafe, "tcp: accecn: detect loss ACK w/ AccECN option and add
+ * TCP_ACCECN_OPTION_PERSIST"). When the retransmission that D-SACK reports
+ * arrives, tcp_input.c concludes the ACK with the option was lost and
+ * stops sending the option (RFC 9768 section 3.2.3.2.2). An option sent
+ * without a D-SACK, and a segment without the option, clear the record.
+ */
+static void tcp_opt_accecn_dsack_record_test(struct kunit *test)
+{
+#ifdef TCP_OPT_HAVE_ACCECN
+	const struct tcp_opt_case *dsack = tcp_opt_test_row("accecn_est_dsack");
+	const struct tcp_opt_case *next = tcp_opt_test_row("accecn_est_ts_1_sack");
+	const struct tcp_opt_case *none =
+		tcp_opt_test_row("accecn_est_minlen3_no_room");
+	struct tcp_opt_env *env = test->priv;
+
+	KUNIT_ASSERT_TRUE(test, dsack && next && none);
+	tcp_opt_setup(test, env, &dsack->in);
+	tcp_opt_check_case(test, dsack);
+	KUNIT_EXPECT_EQ_MSG(test, (int)env->tp->accecn_opt_sent_w_dsack, 1,
+			    "the option went out beside a D-SACK");
+	/* The next segment starts from the state the first one left: the
+	 * D-SACK consumed, the SACK block still queued.
+	 */
+	tcp_opt_check_case(test, next);
+	KUNIT_EXPECT_EQ_MSG(test, (int)env->tp->accecn_opt_sent_w_dsack, 0,
+			    "the option went out with no D-SACK");
+
+	tcp_opt_setup(test, env, &none->in);
+	env->tp->accecn_opt_sent_w_dsack = 1;	/* as the first write left it */
+	tcp_opt_check_case(test, none);
+	KUNIT_EXPECT_EQ_MSG(test, (int)env->tp->accecn_opt_sent_w_dsack, 0,
+			    "a segment without the option");
+#else
+	tcp_opt_skip(test, "needs AccECN (RFC 9768), 6.18+");
+#endif
+}
+
 /* Exhaustive sweep over the inputs the calculators read. Each group
  * fixes the packet kind, MD5, syncookie and the Fast Open option kind and
  * loops over the rest. TCP-AO groups loop over MAC lengths instead of
@@ -3055,6 +3094,7 @@ static struct kunit_case tcp_opt_accecn_test_cases[] = {
 	KUNIT_CASE_PARAM(tcp_opt_layout_test, tcp_opt_accecn_gen_params),
 	KUNIT_CASE_PARAM(tcp_opt_accecn_write_test,
 			 tcp_opt_accecn_write_gen_params),
+	KUNIT_CASE(tcp_opt_accecn_dsack_record_test),
 	{}
 };
 
