@@ -98,12 +98,13 @@ class RealSourceTest(unittest.TestCase):
         cls.names = expected.case_names(
             (KUNIT_DIR / 'tcp_options_test.c').read_text())
 
-    def test_declares_240_unique_cases(self) -> None:
-        # Table rows, plain cases and sweep groups; 14 of the rows TCP-AO,
+    def test_declares_241_unique_cases(self) -> None:
+        # Table rows, plain cases (AccECN's D-SACK record the newest) and
+        # sweep groups; 14 of the rows TCP-AO,
         # 19 the MSS from a path MTU, 13 MPTCP layouts and 30 MPTCP
         # writer rows, 15 MPTCP sweep groups.
-        self.assertEqual(len(self.names), 240)
-        self.assertEqual(len(set(self.names)), 240)
+        self.assertEqual(len(self.names), 241)
+        self.assertEqual(len(set(self.names)), 241)
         self.assertIn('mss_md5_key_deleted', self.names)
 
     def test_sweep_groups_are_cases(self) -> None:
