@@ -324,6 +324,44 @@ class SampleAndScoreTest(unittest.TestCase):
                                              equivalents), [b])
 
 
+class TestsChangedDuringARunTest(unittest.TestCase):
+    """A run whose kunit/ changes stops before the next mutant: its
+    kernel has the old cases, which the new sources would misname."""
+
+    def test_the_run_stops_naming_what_was_measured(self):
+        from unittest import mock
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            (root / 'repo' / 'kunit').mkdir(parents=True)
+            source = root / 'repo' / 'kunit' / 't.c'
+            source.write_text(KUNIT_SOURCE)
+            (root / 'repo' / '.kunitconfig').write_text('CONFIG_KUNIT=y\n')
+            settings = Settings(tree='6.1', work_dir=root / 'work',
+                                repo=root / 'repo')
+            tree = mock.Mock(src=root / 'tree')
+            mutants = [Mutant('f.c', 'f', 1, 1, 'delete', 'x;', ';'),
+                       Mutant('f.c', 'f', 2, 1, 'delete', 'y;', ';')]
+
+            def measure(*_args):
+                source.write_text(KUNIT_SOURCE + '/* edited */\n')
+                return Result('killed', ['case_a'])
+
+            with mock.patch.object(generated, 'load_results',
+                                   return_value={}), \
+                    mock.patch.object(generated, 'save_results'), \
+                    mock.patch.object(generated, 'reference_objects',
+                                      return_value={}), \
+                    mock.patch.object(generated, 'stages',
+                                      return_value=[]), \
+                    mock.patch.object(generated, 'run_one',
+                                      side_effect=measure) as run_one:
+                with self.assertRaisesRegex(HarnessError,
+                                            'changed during the run: 1 of 2'):
+                    generated.run_all(settings, tree, root / 'build',
+                                      mutants)
+            self.assertEqual(run_one.call_count, 1)
+
+
 class EveryTargetTest(unittest.TestCase):
     """A sample draws from every function in turn; a full run's report
     and docs/mutation.md count per function."""
@@ -525,7 +563,8 @@ class StagesTest(unittest.TestCase):
                            return_value=digest):
             return generated.run_stages(self.settings, Path('/src'),
                                         Path('/build'), self.mutant,
-                                        {'f.c': 'original'})
+                                        {'f.c': 'original'},
+                                        boot.stages(self.settings))
 
     def test_the_stages_split_the_cases(self):
         self.assertEqual(len(self.cases), len(self.GLOBS))
@@ -594,7 +633,8 @@ class StagesTest(unittest.TestCase):
                            return_value='mutated'):
             return generated.run_stages(self.settings, Path('/src'),
                                         Path('/build'), self.mutant,
-                                        {'f.c': 'original'})
+                                        {'f.c': 'original'},
+                                        boot.stages(self.settings))
 
     def test_a_stage_stopped_by_a_busy_machine_is_booted_again(self):
         if len(self.GLOBS) != 3:

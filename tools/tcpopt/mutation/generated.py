@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from tcpopt.core.errors import HarnessError, log
+from tcpopt.core.fs import display as fs_display
 from tcpopt.core.settings import Settings
 from tcpopt.log.ktap import Run
 from tcpopt.log.report import judge
@@ -88,13 +89,14 @@ def apply(tree: Path, mutant: Mutant) -> str:
 
 
 def run_one(settings: Settings, tree: ScratchTree, build: Path,
-            mutant: Mutant, reference: Dict[str, str]) -> Result:
+            mutant: Mutant, reference: Dict[str, str],
+            plan: List[Stage]) -> Result:
     started = time.monotonic()
     original = apply(tree.src, mutant)
     # Put back even on Ctrl-C: a resumed run reuses the tree as it is.
     with tree.trying(f'mutant {mutant.ident}', undo=lambda: (
             tree.src / mutant.file).write_text(original)) as src:
-        verdict = run_stages(settings, src, build, mutant, reference)
+        verdict = run_stages(settings, src, build, mutant, reference, plan)
     seconds = round(time.monotonic() - started, 1)
     return dataclasses.replace(verdict, seconds=seconds)
 
@@ -154,7 +156,7 @@ def stalled(run: Run) -> bool:
 
 
 def run_stages(settings: Settings, src: Path, build: Path, mutant: Mutant,
-               reference: Dict[str, str]) -> Result:
+               reference: Dict[str, str], plan: List[Stage]) -> Result:
     """Build; a mutant the compiler turns into the original object is
     equivalent by construction (no boot). Otherwise boot the stages."""
     output = build / f'mutate-{mutant.ident}.out'
@@ -162,7 +164,7 @@ def run_stages(settings: Settings, src: Path, build: Path, mutant: Mutant,
         return Result('no-build')
     if object_digest(build, mutant.file) == reference[mutant.file]:
         return Result(SAME_CODE, compared=True)
-    for stage in stages(settings):
+    for stage in plan:
         run = boot_stage(settings, src, build, output, stage,
                          stage.seconds)
         if run and stalled(run):    # once more with longer tells which
@@ -190,8 +192,17 @@ def run_all(settings: Settings, tree: ScratchTree, build: Path,
         log(f'{len(chosen) - len(todo)} of {len(chosen)} mutants already '
             f'run on these sources; {len(todo)} to go')
     reference = reference_objects(settings, tree, build) if todo else {}
+    # The cases each stage must report, read once: the kernel booted is
+    # built from kunit/ as it was when the run began.
+    plan = stages(settings)
     for number, mutant in enumerate(todo, 1):
-        result = run_one(settings, tree, build, mutant, reference)
+        if tests_fingerprint(settings) != tests:
+            raise HarnessError(
+                f'{fs_display(settings.kunit_dir)} changed during the run: '
+                f'{number - 1} of {len(todo)} mutants were measured with '
+                'the tests it began with; run it again to measure the '
+                'rest with the new ones')
+        result = run_one(settings, tree, build, mutant, reference, plan)
         result.tests = tests
         result.measured = time.strftime('%Y-%m-%d')
         results[mutant.ident] = result
