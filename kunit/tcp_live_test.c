@@ -114,6 +114,10 @@ struct tcp_live_input {
 	bool ts_no_offset;	/* tcp_timestamps=2: TS val is the clock */
 	u32 ts_set;		/* then TCP_TIMESTAMP on the client, 0: no */
 	bool accecn;		/* tcp_ecn=3: AccECN both ways (6.18+) */
+	/* Drop the first SYNs at the listener, or SYN-ACKs at the client:
+	 * the handshake is retransmitted.
+	 */
+	u8 drop_syns, drop_synacks;
 	bool mptcp;		/* IPPROTO_MPTCP sockets (RFC 8684) */
 	bool mptcp_csum;	/* net.mptcp.checksum_enabled=1 */
 	/* The listener's path manager announces an address, sets its
@@ -150,6 +154,12 @@ struct tcp_live_expect {
 	 * 0, MP_FASTCLOSE with the client's key (RFC 8684 section 3.5).
 	 */
 	const char *fastclose;
+	/* drop_synacks: the retransmitted SYN-ACK. */
+	const char *synack_retrans;
+	/* tcp_current_mss() is not compared: what the ends make of the
+	 * handshake is not the case's.
+	 */
+	bool no_mss_check;
 };
 
 struct tcp_live_case {
@@ -425,6 +435,33 @@ static const struct tcp_live_case tcp_live_cases[] = {
 			 .fastclose = LIVE_FASTCLOSE },
 	},
 	{
+		/* AccECN SYNs lost (RFC 9768 section 3.1.4.1, commit
+		 * 3ae62b8b4a48): the first retransmission still asks with
+		 * (AE,CWR,ECE) = (1,1,1), the second with (0,0,0), and the
+		 * listener, which saw only that one, answers plain TCP.
+		 */
+		.name = "live_accecn_syn_retrans",
+		.in = { .ts = 1, .sack = 1, .ws = 1, .accecn = 1,
+			.drop_syns = 2 },
+		.out = { .syn = "syn_ts_sack_ws_mss1460_ws7",
+			 .synack = "synack_ts_sack_ws", .ack = "est_ts_0_sacks",
+			 .est_bytes = 12 },
+	},
+	{
+		/* An AccECN SYN-ACK lost (RFC 9768 section 3.2.3.2.2, commit
+		 * f326f1f17f37): it goes again without the AccECN option,
+		 * its flags kept. What the client makes of that is not this
+		 * case's: no established segment is compared.
+		 */
+		.name = "live_accecn_synack_retrans",
+		.in = { .ts = 1, .sack = 1, .ws = 1, .accecn = 1,
+			.drop_synacks = 1 },
+		.out = { .syn = "syn_ts_sack_ws_mss1460_ws7",
+			 .synack = "accecn_synack_ts_sack_ws",
+			 .synack_retrans = "synack_ts_sack_ws",
+			 .no_mss_check = 1 },
+	},
+	{
 		/* TCP_MAXSEG on the client: its SYN announces 1000. */
 		.name = "live_maxseg_client",
 		.in = { .ts = 1, .sack = 1, .ws = 1, .connect_maxseg = 1000 },
@@ -457,6 +494,7 @@ struct tcp_live {
 	/* The drop hook: client ISN, segment size, segments dropped. */
 	u32 isn, seg;
 	unsigned long dropped;
+	atomic_t syns_dropped, synacks_dropped;
 	/* tcp_clock_ns() before the first SYN and before TCP_TIMESTAMP,
 	 * and the number of packets captured by then.
 	 */
@@ -567,6 +605,23 @@ out:
  * and 6 from the client, so the listener sees four holes. Retransmissions
  * pass, so the transfer completes.
  */
+/* The first drop_syns SYNs to the listener and drop_synacks SYN-ACKs to
+ * the client do not arrive.
+ */
+static unsigned int tcp_live_drop_handshake(struct tcp_live *live,
+					    const struct tcphdr *th)
+{
+	const struct tcp_live_input *in = &live->c->in;
+
+	if (!th->ack && th->dest == htons(LIVE_PORT))
+		return atomic_inc_return(&live->syns_dropped) <= in->drop_syns ?
+		       NF_DROP : NF_ACCEPT;
+	if (th->ack && th->source == htons(LIVE_PORT))
+		return atomic_inc_return(&live->synacks_dropped) <=
+		       in->drop_synacks ? NF_DROP : NF_ACCEPT;
+	return NF_ACCEPT;
+}
+
 static unsigned int tcp_live_drop(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
@@ -588,7 +643,9 @@ static unsigned int tcp_live_drop(void *priv, struct sk_buff *skb,
 		len = thoff + ntohs(ipv6_hdr(skb)->payload_len);
 	}
 	th = skb_header_pointer(skb, thoff, sizeof(_th), &_th);
-	if (!th || th->dest != htons(LIVE_PORT) || th->syn || !seg)
+	if (th && th->syn)
+		return tcp_live_drop_handshake(live, th);
+	if (!th || th->dest != htons(LIVE_PORT) || !seg)
 		return NF_ACCEPT;
 	if (len <= thoff + th->doff * 4)
 		return NF_ACCEPT;
@@ -650,7 +707,7 @@ static int tcp_live_netns(struct tcp_live *live)
 	live->drop.pf = live->family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6;
 	live->drop.priority = live->family == AF_INET ? NF_IP_PRI_FIRST :
 							 NF_IP6_PRI_FIRST;
-	if (in->holes) {
+	if (in->holes || in->drop_syns || in->drop_synacks) {
 		err = nf_register_net_hook(net, &live->drop);
 		live->drop_on = !err;
 	}
@@ -1232,6 +1289,79 @@ static void tcp_live_check_handshake(struct tcp_live *live)
 		tcp_live_check_cookie(live);
 	}
 }
+
+#ifdef TCP_OPT_HAVE_ACCECN
+/* A segment's (AE,CWR,ECE), as RFC 9768 writes them. */
+static u8 tcp_live_ace(const struct tcp_live_pkt *p)
+{
+	struct tcp_live_view v;
+
+	if (!tcp_live_view(p, &v))
+		return 0xff;
+	return v.th->ae << 2 | v.th->cwr << 1 | v.th->ece;
+}
+
+/* Every SYN the client sent: the same options; (1,1,1) on the first and
+ * on its first retransmission, (0,0,0) after.
+ */
+static void tcp_live_check_syn_retrans(struct tcp_live *live)
+{
+	const struct tcp_live_case *c = live->c;
+	struct tcp_live_values syn = {
+		.mss = c->in.connect_maxseg ?: tcp_live_dev_mss(live),
+		.wscale = LIVE_WSCALE,
+	};
+	const struct tcp_live_pkt *p;
+	char what[32];
+	unsigned int n;
+
+	for (n = 0; n <= c->in.drop_syns; n++) {
+		p = tcp_live_find(live, true, true, false, false, n);
+		snprintf(what, sizeof(what), "SYN %u", n);
+		tcp_live_check(live, what, p, c->out.syn, &syn);
+		if (p)
+			KUNIT_EXPECT_EQ_MSG(live->test, tcp_live_ace(p),
+					    n < 2 ? 7 : 0,
+					    "%s %s: (AE,CWR,ECE)",
+					    tcp_live_family(live), what);
+	}
+}
+
+/* The first SYN-ACK asks with its flags and the AccECN option; its
+ * retransmission keeps the flags and leaves the option out.
+ */
+static void tcp_live_check_synack_retrans(struct tcp_live *live)
+{
+	const struct tcp_live_case *c = live->c;
+	struct tcp_live_values synack = {
+		.mss = c->in.listen_maxseg ?: tcp_live_dev_mss(live),
+		.wscale = LIVE_WSCALE,
+	};
+	const struct tcp_live_pkt *first, *again;
+
+	first = tcp_live_find(live, false, true, true, false, 0);
+	again = tcp_live_find(live, false, true, true, false, 1);
+	tcp_live_check(live, "retransmitted SYN-ACK", again,
+		       c->out.synack_retrans, &synack);
+	if (!first || !again)
+		return;		/* tcp_live_check() has said so */
+	KUNIT_EXPECT_NE_MSG(live->test, tcp_live_ace(first), 0,
+			    "%s SYN-ACK: (AE,CWR,ECE) of AccECN",
+			    tcp_live_family(live));
+	KUNIT_EXPECT_EQ_MSG(live->test, tcp_live_ace(again),
+			    tcp_live_ace(first),
+			    "%s retransmitted SYN-ACK: (AE,CWR,ECE)",
+			    tcp_live_family(live));
+}
+#else
+static void tcp_live_check_syn_retrans(struct tcp_live *live)
+{
+}
+
+static void tcp_live_check_synack_retrans(struct tcp_live *live)
+{
+}
+#endif
 
 /* tcp_current_mss() on both live ends: the smaller MSS the two sides
  * allow, less the options every established segment carries.
@@ -1931,7 +2061,8 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 			err = tcp_live_recv(live->child, pong, sizeof(pong));
 	}
 	if (!err) {
-		tcp_live_check_mss(live);
+		if (!c->out.no_mss_check)
+			tcp_live_check_mss(live);
 		tcp_live_check_ends(live);
 		live->client_key = tcp_live_mptcp_key(live->client);
 		live->server_key = tcp_live_mptcp_key(live->child);
@@ -1963,6 +2094,10 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 		const struct tcp_live_pkt *syn;
 
 		tcp_live_check_handshake(live);
+		if (c->in.drop_syns)
+			tcp_live_check_syn_retrans(live);
+		if (c->in.drop_synacks)
+			tcp_live_check_synack_retrans(live);
 		tcp_live_check_ts(live);
 		syn = tcp_live_find(live, true, true, false, false, 0);
 		if (c->in.holes)

@@ -128,12 +128,13 @@ class RealSourceTest(unittest.TestCase):
         self.assertEqual(expected.expected_cases(KUNIT_DIR),
                          live + self.names + parser)
 
-    def test_live_suite_declares_23_connections(self) -> None:
+    def test_live_suite_declares_25_connections(self) -> None:
         live = expected.case_names(
             (KUNIT_DIR / 'tcp_live_test.c').read_text())
-        self.assertEqual(len(set(live)), 23)
+        self.assertEqual(len(set(live)), 25)
         self.assertIn('live_mptcp_sack_holes', live)
         self.assertIn('live_mptcp_signal', live)
+        self.assertIn('live_accecn_synack_retrans', live)
         self.assertEqual(live[0], 'live_none')
         self.assertIn('live_md5_sack_holes', live)
 
