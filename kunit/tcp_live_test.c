@@ -93,6 +93,18 @@
  * MP_FASTCLOSE and MP_TCPRST with reason 0, unspecified (section 3.6).
  */
 #define LIVE_FASTCLOSE		"est_ts_0_sacks+mptcp_fastclose_tcprst_unspec"
+/* The listener acks MPTCP data with 8 octets: one SACK block fits. */
+#define LIVE_MPTCP_SACK_ACKS						\
+	.sack_ack = { "mptcp_est_ts_dss_ack64_sack3",			\
+		      "mptcp_est_ts_dss_ack64_sack3",			\
+		      "mptcp_est_ts_dss_ack64_sack3",			\
+		      "mptcp_est_ts_dss_ack64_sack3" }
+/* tcp_current_mss() of both MPTCP ends (live_mptcp_sack_holes), and the
+ * listener's reset at the end of every MPTCP case.
+ */
+#define LIVE_MPTCP_EST							\
+	.est_bytes = 12 + 24, .est_bytes_accepted = 12 + 28,		\
+	.fastclose = LIVE_FASTCLOSE
 #define LIVE_DSS_ACK		0x01	/* Data ACK present */
 #define LIVE_DSS_ACK64		0x02	/* Data ACK is 8 octets */
 #define LIVE_DSS_MAP		0x04	/* a mapping is present */
@@ -380,12 +392,7 @@ static const struct tcp_live_case tcp_live_cases[] = {
 			 .ack = "est_ts_0_sacks+mptcp_mpc_ack",
 			 .data = "est_ts_0_sacks+mptcp_mpc_ack_data",
 			 .seg = "est_ts_0_sacks+mptcp_dss_ack32_map",
-			 .sack_ack = { "mptcp_est_ts_dss_ack64_sack3",
-				       "mptcp_est_ts_dss_ack64_sack3",
-				       "mptcp_est_ts_dss_ack64_sack3",
-				       "mptcp_est_ts_dss_ack64_sack3" },
-			 .est_bytes = 12 + 24, .est_bytes_accepted = 12 + 28,
-			 .fastclose = LIVE_FASTCLOSE },
+			 LIVE_MPTCP_SACK_ACKS, LIVE_MPTCP_EST },
 	},
 	{
 		/* net.mptcp.checksum_enabled=1 (RFC 8684 section 3.3.1):
@@ -403,12 +410,7 @@ static const struct tcp_live_case tcp_live_cases[] = {
 			 .ack = "est_ts_0_sacks+mptcp_mpc_ack_csum",
 			 .data = "est_ts_0_sacks+mptcp_mpc_ack_data_csum",
 			 .seg = "est_ts_0_sacks+mptcp_dss_ack32_map_csum",
-			 .sack_ack = { "mptcp_est_ts_dss_ack64_sack3",
-				       "mptcp_est_ts_dss_ack64_sack3",
-				       "mptcp_est_ts_dss_ack64_sack3",
-				       "mptcp_est_ts_dss_ack64_sack3" },
-			 .est_bytes = 12 + 24, .est_bytes_accepted = 12 + 28,
-			 .fastclose = LIVE_FASTCLOSE },
+			 LIVE_MPTCP_SACK_ACKS, LIVE_MPTCP_EST },
 	},
 	{
 		/* Path management (RFC 8684 sections 3.4.1, 3.4.2, 3.3.8),
@@ -424,15 +426,14 @@ static const struct tcp_live_case tcp_live_cases[] = {
 		.out = { .syn = "mptcp_syn_mpc", .synack = "mptcp_synack_mpc",
 			 .ack = "est_ts_0_sacks+mptcp_mpc_ack",
 			 .data = "est_ts_0_sacks+mptcp_mpc_ack_data",
-			 .est_bytes = 12 + 24, .est_bytes_accepted = 12 + 28,
+			 LIVE_MPTCP_EST,
 			 .add_addr = { "est_ts_0_sacks+mptcp_add_addr_v4_hmac",
 				       "est_ts_0_sacks+mptcp_add_addr_v6_hmac" },
 			 .add_addr_echo = {
 				"est_ts_0_sacks+mptcp_add_addr_v4_echo",
 				"est_ts_0_sacks+mptcp_add_addr_v6_echo" },
 			 .mp_prio = "est_ts_0_sacks+mptcp_dss_ack64+mptcp_mp_prio_backup",
-			 .rm_addr = "est_ts_0_sacks+mptcp_dss_ack64+mptcp_remove_addr_1",
-			 .fastclose = LIVE_FASTCLOSE },
+			 .rm_addr = "est_ts_0_sacks+mptcp_dss_ack64+mptcp_remove_addr_1" },
 	},
 	{
 		/* AccECN SYNs lost (RFC 9768 section 3.1.4.1, commit
