@@ -136,6 +136,11 @@ struct tcp_live_input {
 	 * subflow to backup and removes an address (RFC 8684 3.4, 3.3.8).
 	 */
 	bool mptcp_signal;
+	/* Each end announces an address while data is about to go out:
+	 * the client before its first data segment (MP_CAPABLE), the
+	 * listener before a reply; both are sent later, on pure ACKs.
+	 */
+	bool mptcp_pending;
 };
 
 /* Unit table rows (tcp_options_test.c) the packets must look like. A
@@ -162,6 +167,11 @@ struct tcp_live_expect {
 	 */
 	const char *add_addr[2], *add_addr_echo[2];
 	const char *mp_prio, *rm_addr;
+	/* mptcp_pending: the client's ADD_ADDR and the listener's echo, and
+	 * the listener's reply, sent while its ADD_ADDR was pending.
+	 */
+	const char *client_add_addr[2], *client_add_addr_echo[2];
+	const char *reply;
 	/* MPTCP: the listener's reset when the case closes it with linger
 	 * 0, MP_FASTCLOSE with the client's key (RFC 8684 section 3.5).
 	 */
@@ -434,6 +444,33 @@ static const struct tcp_live_case tcp_live_cases[] = {
 				"est_ts_0_sacks+mptcp_add_addr_v6_echo" },
 			 .mp_prio = "est_ts_0_sacks+mptcp_dss_ack64+mptcp_mp_prio_backup",
 			 .rm_addr = "est_ts_0_sacks+mptcp_dss_ack64+mptcp_remove_addr_1" },
+	},
+	{
+		/* An ADD_ADDR is kept for a pure ACK when data goes out first
+		 * (mptcp_established_options_add_addr()): it strips every
+		 * other suboption, so it never rides on the client's data
+		 * segment with MP_CAPABLE, nor on a segment with a mapping.
+		 * Both ends announce 192.0.2.1 (2001:db8::1 over IPv6).
+		 */
+		.name = "live_mptcp_signal_pending",
+		.in = { .ts = 1, .sack = 1, .ws = 1, .mptcp = 1,
+			.mptcp_pending = 1 },
+		.out = { .syn = "mptcp_syn_mpc", .synack = "mptcp_synack_mpc",
+			 .ack = "est_ts_0_sacks+mptcp_mpc_ack",
+			 .data = "est_ts_0_sacks+mptcp_mpc_ack_data",
+			 LIVE_MPTCP_EST,
+			 .client_add_addr = {
+				"est_ts_0_sacks+mptcp_add_addr_v4_hmac",
+				"est_ts_0_sacks+mptcp_add_addr_v6_hmac" },
+			 .client_add_addr_echo = {
+				"est_ts_0_sacks+mptcp_add_addr_v4_echo",
+				"est_ts_0_sacks+mptcp_add_addr_v6_echo" },
+			 .reply = "est_ts_0_sacks+mptcp_dss_ack64_map",
+			 .add_addr = { "est_ts_0_sacks+mptcp_add_addr_v4_hmac",
+				       "est_ts_0_sacks+mptcp_add_addr_v6_hmac" },
+			 .add_addr_echo = {
+				"est_ts_0_sacks+mptcp_add_addr_v4_echo",
+				"est_ts_0_sacks+mptcp_add_addr_v6_echo" } },
 	},
 	{
 		/* AccECN SYNs lost (RFC 9768 section 3.1.4.1, commit
@@ -923,6 +960,8 @@ static int tcp_live_recv(struct socket *sock, void *buf, size_t len)
 	return ret == len ? 0 : ret < 0 ? ret : -EIO;
 }
 
+static int tcp_live_announce_early(struct tcp_live *live);
+
 /* Connect, accept, and send @len bytes from the client. With Fast Open
  * the client defers its SYN to the first send, which then carries the
  * cookie the metrics cache holds, if any.
@@ -946,6 +985,8 @@ static int tcp_live_connect(struct tcp_live *live, const void *buf,
 		err = tcp_live_send(live->client, buf, len);
 	if (!err)
 		err = kernel_accept(live->listener, &live->child, 0);
+	if (!err && in->mptcp_pending)
+		err = tcp_live_announce_early(live);
 	if (!err && !in->fastopen)
 		err = tcp_live_send(live->client, buf, len);
 	return err;
@@ -1864,11 +1905,20 @@ static void tcp_live_pm_addrs(const struct tcp_live *live,
 #endif
 }
 
+static void tcp_live_pm_send_ack(struct mptcp_sock *msk)
+{
+#ifdef TCP_OPT_HAVE_MPTCP_PM_OPS
+	mptcp_pm_addr_send_ack(msk);
+#else
+	mptcp_pm_nl_addr_send_ack(msk);
+#endif
+}
+
 /* ADD_ADDR as the in-kernel path manager sends it, the msk's socket lock
  * and its path manager's lock held (mptcp_pm_create_subflow_or_signal_addr()).
  */
 static int tcp_live_pm_announce(struct mptcp_sock *msk,
-				const struct mptcp_addr_info *addr)
+				const struct mptcp_addr_info *addr, bool send)
 {
 	struct sock *sk = (struct sock *)msk;
 	int err;
@@ -1876,16 +1926,23 @@ static int tcp_live_pm_announce(struct mptcp_sock *msk,
 	lock_sock(sk);
 	spin_lock_bh(&msk->pm.lock);
 	err = mptcp_pm_announce_addr(msk, addr, false);
-#ifdef TCP_OPT_HAVE_MPTCP_PM_OPS
-	if (!err)
-		mptcp_pm_addr_send_ack(msk);
-#else
-	if (!err)
-		mptcp_pm_nl_addr_send_ack(msk);
-#endif
+	if (!err && send)
+		tcp_live_pm_send_ack(msk);
 	spin_unlock_bh(&msk->pm.lock);
 	release_sock(sk);
 	return err;
+}
+
+/* A pure ACK for what the path manager holds, as its worker sends it. */
+static void tcp_live_pm_flush(struct mptcp_sock *msk)
+{
+	struct sock *sk = (struct sock *)msk;
+
+	lock_sock(sk);
+	spin_lock_bh(&msk->pm.lock);
+	tcp_live_pm_send_ack(msk);
+	spin_unlock_bh(&msk->pm.lock);
+	release_sock(sk);
 }
 
 /* MP_PRIO as a netlink "set flags backup" sends it: the msk locked. */
@@ -1930,7 +1987,7 @@ static int tcp_live_signal(struct tcp_live *live)
 	int err;
 
 	tcp_live_pm_addrs(live, &signal, &local);
-	err = tcp_live_pm_announce(msk, &signal);
+	err = tcp_live_pm_announce(msk, &signal, true);
 	if (!err)
 		err = tcp_live_wait_mptcp(live, true, LIVE_MPTCP_ADD_ADDR,
 					  true);
@@ -1946,8 +2003,56 @@ static int tcp_live_signal(struct tcp_live *live)
 					  false);
 	return err;
 }
+
+/* Before the client's first data segment: its ADD_ADDR waits. */
+static int tcp_live_announce_early(struct tcp_live *live)
+{
+	struct mptcp_addr_info signal, local;
+
+	tcp_live_pm_addrs(live, &signal, &local);
+	return tcp_live_pm_announce(mptcp_sk(live->client->sk), &signal,
+				    false);
+}
+
+/* The client's ADD_ADDR goes out on a pure ACK; then the listener's
+ * waits while it replies, and goes out on a pure ACK too.
+ */
+static int tcp_live_pending(struct tcp_live *live)
+{
+	struct mptcp_sock *server = mptcp_sk(live->child->sk);
+	struct mptcp_addr_info signal, local;
+	static const char reply[LIVE_PING_LEN];
+	u8 got[LIVE_PING_LEN];
+	int err;
+
+	tcp_live_pm_flush(mptcp_sk(live->client->sk));
+	err = tcp_live_wait_mptcp(live, false, LIVE_MPTCP_ADD_ADDR, true);
+	tcp_live_pm_addrs(live, &signal, &local);
+	if (!err)
+		err = tcp_live_pm_announce(server, &signal, false);
+	if (!err)
+		err = tcp_live_send(live->child, reply, sizeof(reply));
+	if (!err)
+		err = tcp_live_recv(live->client, got, sizeof(got));
+	if (!err)
+		tcp_live_pm_flush(server);
+	if (!err)
+		err = tcp_live_wait_mptcp(live, true, LIVE_MPTCP_ADD_ADDR,
+					  true);
+	return err;
+}
 #else
 static int tcp_live_signal(struct tcp_live *live)
+{
+	return -EOPNOTSUPP;
+}
+
+static int tcp_live_announce_early(struct tcp_live *live)
+{
+	return -EOPNOTSUPP;
+}
+
+static int tcp_live_pending(struct tcp_live *live)
 {
 	return -EOPNOTSUPP;
 }
@@ -1981,6 +2086,11 @@ static void tcp_live_check_signals(struct tcp_live *live)
 		.ecn_counters = true, LIVE_AO_FROM_CLIENT,
 	};
 
+	const struct tcp_live_values reply = {
+		.ecn_counters = true, LIVE_AO_FROM_SERVER,
+		.ssn = 1, .data_len = LIVE_PING_LEN,
+	};
+
 	tcp_live_check(live, "ADD_ADDR",
 		       tcp_live_find_mptcp(live, false, LIVE_MPTCP_ADD_ADDR,
 					   false),
@@ -1989,14 +2099,30 @@ static void tcp_live_check_signals(struct tcp_live *live)
 		       tcp_live_find_mptcp(live, true, LIVE_MPTCP_ADD_ADDR,
 					   true),
 		       out->add_addr_echo[fam], &client);
-	tcp_live_check(live, "MP_PRIO",
-		       tcp_live_find_mptcp(live, false, LIVE_MPTCP_MP_PRIO,
-					   false),
-		       out->mp_prio, &server);
-	tcp_live_check(live, "RM_ADDR",
-		       tcp_live_find_mptcp(live, false, LIVE_MPTCP_RM_ADDR,
-					   false),
-		       out->rm_addr, &server);
+	if (out->mp_prio)
+		tcp_live_check(live, "MP_PRIO",
+			       tcp_live_find_mptcp(live, false,
+						   LIVE_MPTCP_MP_PRIO, false),
+			       out->mp_prio, &server);
+	if (out->rm_addr)
+		tcp_live_check(live, "RM_ADDR",
+			       tcp_live_find_mptcp(live, false,
+						   LIVE_MPTCP_RM_ADDR, false),
+			       out->rm_addr, &server);
+	if (out->client_add_addr[fam])
+		tcp_live_check(live, "client ADD_ADDR",
+			       tcp_live_find_mptcp(live, true,
+						   LIVE_MPTCP_ADD_ADDR, false),
+			       out->client_add_addr[fam], &client);
+	if (out->client_add_addr_echo[fam])
+		tcp_live_check(live, "client ADD_ADDR echo",
+			       tcp_live_find_mptcp(live, false,
+						   LIVE_MPTCP_ADD_ADDR, true),
+			       out->client_add_addr_echo[fam], &server);
+	if (out->reply)
+		tcp_live_check(live, "reply",
+			       tcp_live_find(live, false, false, true, true, 0),
+			       out->reply, &reply);
 }
 
 /* Closed with RST: nothing may linger in the hash tables. MPTCP closes
@@ -2072,6 +2198,8 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 		err = tcp_live_set_ts(live, ping, pong);
 	if (!err && c->in.mptcp_signal)
 		err = tcp_live_signal(live);
+	if (!err && c->in.mptcp_pending)
+		err = tcp_live_pending(live);
 	if (!err && c->in.holes)
 		err = tcp_live_holes(live, &seg);
 	/* TCP_AO_ADD_KEY: no such MAC algorithm in this kernel. */
@@ -2105,7 +2233,7 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 			tcp_live_check_sacks(live,
 					     tcp_live_isn(syn) + LIVE_PING_LEN,
 					     seg);
-		if (c->in.mptcp_signal)
+		if (c->in.mptcp_signal || c->in.mptcp_pending)
 			tcp_live_check_signals(live);
 		if (c->out.fastclose)
 			tcp_live_check_fastclose(live);

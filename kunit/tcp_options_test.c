@@ -2454,6 +2454,20 @@ static const struct tcp_opt_mptcp_write_case tcp_opt_mptcp_write_cases[] = {
 				       0x0064ff95 },
 	},
 	{
+		/* An 8-octet Data ACK and a mapping: 4 + 8 + 14 = 26, then
+		 * two NOPs. <dss len 26,nop,nop>
+		 */
+		.name = "mptcp_dss_ack64_map",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_DSS,
+			  .ext_copy = { MPTCP_DSS_MAP(MPTCP_TEST_DATA_LEN),
+					.use_ack = 1, .ack64 = 1 }),
+		.size = 28, .words = { 0x1e1a200f,
+				       upper_32_bits(MPTCP_TEST_ACK_SEQ),
+				       lower_32_bits(MPTCP_TEST_ACK_SEQ),
+				       0x00000001, 0x00000002, MPTCP_TEST_SSN,
+				       0x00640101 },
+	},
+	{
 		/* A Data ACK alone, 8 octets (A and a): 12 bytes, what a pure
 		 * ACK of a connection with 8-octet DSNs carries.
 		 * <dss len 12>
