@@ -13,7 +13,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Iterator, List, Optional, Sequence
+from typing import IO, Dict, Iterator, List, Optional, Sequence
 
 from tcpopt.bench import hotpath, timings
 from tcpopt.core import fs, workdir
@@ -24,6 +24,8 @@ from tcpopt.log import compare, ktap
 from tcpopt.log.expected import expected_cases
 from tcpopt.log.report import as_json, judge
 from tcpopt.mutation import generated, regressions
+from tcpopt.mutation.operators import Mutant
+from tcpopt.mutation.results import Result
 from tcpopt.pipeline import (bisect_demo_step, cost_step, export_step,
                              kconfig_step, mutants_step, mutate_run,
                              plain_step, print_export, selftest_step)
@@ -292,8 +294,9 @@ def list_mutants(settings: Settings, functions: Optional[List[str]],
               f'{mutant.kind:10}  {mutant.describe()}')
 
 
-def write_summary(settings: Settings, chosen, results,
-                  equivalents) -> None:
+def write_summary(settings: Settings, chosen: List[Mutant],
+                  results: Dict[str, Result],
+                  equivalents: Dict[str, str]) -> None:
     """The tree's per-function block in docs/mutation.md."""
     doc = settings.repo / 'docs' / 'mutation.md'
     block = generated.summary_block(
