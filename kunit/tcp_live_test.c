@@ -36,8 +36,9 @@
 #include <net/tcp_ecn.h>
 #endif
 #if IS_ENABLED(CONFIG_MPTCP)
-/* The subflows of an MPTCP socket and their keys. */
+/* The subflows of an MPTCP socket and their keys, and its counters. */
 #include "../mptcp/protocol.h"
+#include "../mptcp/mib.h"
 #endif
 
 #define LIVE_PORT		8080
@@ -78,6 +79,7 @@
 #define LIVE_MPTCP_RM_ADDR	4
 #define LIVE_MPTCP_MP_PRIO	5
 #define LIVE_MPTCP_MP_FASTCLOSE	7
+#define LIVE_MPTCP_MP_TCPRST	8
 #define LIVE_ADD_ADDR_ECHO	0x01	/* E: an echo, no HMAC (3.4.1) */
 #define LIVE_ADD_ADDR_HMAC_LEN	8
 /* What the listener's path manager signals: the writer rows' addresses,
@@ -120,6 +122,10 @@ struct tcp_live_input {
 	bool ao;		/* TCP_AO_ADD_KEY keys on both ends (6.7+) */
 	u8 syncookies;		/* net.ipv4.tcp_syncookies */
 	bool fastopen;		/* a second connection sends the cookie */
+	/* tcp_fastopen=0x205: the SYN carries data and no cookie option,
+	 * and the listener takes it.
+	 */
+	bool fastopen_no_cookie;
 	u16 listen_maxseg;	/* TCP_MAXSEG on the listener, 0: none */
 	u16 connect_maxseg;	/* TCP_MAXSEG on the client, 0: none */
 	bool holes;		/* drop data segments 0, 2, 4 and 6 once */
@@ -189,6 +195,12 @@ struct tcp_live_case {
 	struct tcp_live_input in;
 	struct tcp_live_expect out;
 };
+
+/* The client defers its SYN to the first send, which it carries. */
+static bool tcp_live_fastopen(const struct tcp_live_input *in)
+{
+	return in->fastopen || in->fastopen_no_cookie;
+}
 
 static const struct tcp_live_case tcp_live_cases[] = {
 	/* The eight sysctl combinations on the SYN, and what follows. */
@@ -340,6 +352,18 @@ static const struct tcp_live_case tcp_live_cases[] = {
 			 .fo_synack = "synack_ts_sack_ws", .est_bytes = 12 },
 	},
 	{
+		/* Fast Open without cookies, tcp_fastopen 0x4 and 0x200 in
+		 * Documentation/networking/ip-sysctl.rst: the SYN carries
+		 * the data and no Fast Open option, not even an empty one.
+		 */
+		.name = "live_fastopen_no_cookie",
+		.in = { .ts = 1, .sack = 1, .ws = 1,
+			.fastopen_no_cookie = 1 },
+		.out = { .syn = "syn_ts_sack_ws_mss1460_ws7",
+			 .synack = "synack_ts_sack_ws", .ack = "est_ts_0_sacks",
+			 .est_bytes = 12 },
+	},
+	{
 		/* AccECN on both ends (RFC 9768). The SYN asks with header
 		 * flags only; the SYN-ACK reports the initial counters; every
 		 * later segment reports live ones, compared by position and
@@ -471,6 +495,33 @@ static const struct tcp_live_case tcp_live_cases[] = {
 			 .add_addr_echo = {
 				"est_ts_0_sacks+mptcp_add_addr_v4_echo",
 				"est_ts_0_sacks+mptcp_add_addr_v6_echo" } },
+	},
+	{
+		/* The same without TS: MP_CAPABLE with data (24 bytes) now
+		 * leaves the 16 an IPv4 ADD_ADDR takes, and the reply's
+		 * mapping (28) 12; the ADD_ADDRs still wait for pure ACKs.
+		 */
+		.name = "live_mptcp_signal_pending_nots",
+		.in = { .sack = 1, .ws = 1, .mptcp = 1, .mptcp_pending = 1 },
+		.out = { .syn = "syn_sack_ws_mss1460_ws7+mptcp_mpc_syn",
+			 .synack = "synack_sack_ws+mptcp_mpc_synack",
+			 .ack = "est_nots_0_sacks+mptcp_mpc_ack",
+			 .data = "est_nots_0_sacks+mptcp_mpc_ack_data",
+			 .est_bytes = 24, .est_bytes_accepted = 28,
+			 .fastclose = "est_nots_0_sacks+mptcp_fastclose_tcprst_unspec",
+			 .client_add_addr = {
+				"est_nots_0_sacks+mptcp_add_addr_v4_hmac",
+				"est_nots_0_sacks+mptcp_add_addr_v6_hmac" },
+			 .client_add_addr_echo = {
+				"est_nots_0_sacks+mptcp_add_addr_v4_echo",
+				"est_nots_0_sacks+mptcp_add_addr_v6_echo" },
+			 .reply = "est_nots_0_sacks+mptcp_dss_ack64_map",
+			 .add_addr = {
+				"est_nots_0_sacks+mptcp_add_addr_v4_hmac",
+				"est_nots_0_sacks+mptcp_add_addr_v6_hmac" },
+			 .add_addr_echo = {
+				"est_nots_0_sacks+mptcp_add_addr_v4_echo",
+				"est_nots_0_sacks+mptcp_add_addr_v6_echo" } },
 	},
 	{
 		/* AccECN SYNs lost (RFC 9768 section 3.1.4.1, commit
@@ -716,6 +767,11 @@ static int tcp_live_netns(struct tcp_live *live)
 	if (in->fastopen)
 		net->ipv4.sysctl_tcp_fastopen = TFO_CLIENT_ENABLE |
 						TFO_SERVER_ENABLE;
+	if (in->fastopen_no_cookie)
+		net->ipv4.sysctl_tcp_fastopen = TFO_CLIENT_ENABLE |
+						TFO_CLIENT_NO_COOKIE |
+						TFO_SERVER_ENABLE |
+						TFO_SERVER_COOKIE_NOT_REQD;
 #if IS_ENABLED(CONFIG_MPTCP)
 	if (in->mptcp_csum)
 		mptcp_live_test_set_checksum(net, 1);
@@ -926,7 +982,7 @@ static int tcp_live_listen(struct tcp_live *live)
 	if (!err && in->listen_maxseg)
 		err = tcp_live_intopt(live->listener, TCP_MAXSEG,
 				      in->listen_maxseg);
-	if (!err && in->fastopen)
+	if (!err && tcp_live_fastopen(in))
 		err = tcp_live_intopt(live->listener, TCP_FASTOPEN, 8);
 	/* struct sockaddr on 6.1 and 6.12, sockaddr_unsized on 7.3 */
 	if (!err)
@@ -976,18 +1032,18 @@ static int tcp_live_connect(struct tcp_live *live, const void *buf,
 	if (!err && in->connect_maxseg)
 		err = tcp_live_intopt(live->client, TCP_MAXSEG,
 				      in->connect_maxseg);
-	if (!err && in->fastopen)
+	if (!err && tcp_live_fastopen(in))
 		err = tcp_live_intopt(live->client, TCP_FASTOPEN_CONNECT, 1);
 	if (!err)
 		err = kernel_connect(live->client, (void *)&live->addr,
 				     live->addrlen, 0);
-	if (!err && in->fastopen)
+	if (!err && tcp_live_fastopen(in))
 		err = tcp_live_send(live->client, buf, len);
 	if (!err)
 		err = kernel_accept(live->listener, &live->child, 0);
 	if (!err && in->mptcp_pending)
 		err = tcp_live_announce_early(live);
-	if (!err && !in->fastopen)
+	if (!err && !tcp_live_fastopen(in))
 		err = tcp_live_send(live->client, buf, len);
 	return err;
 }
@@ -1289,6 +1345,27 @@ static void tcp_live_check_cookie(struct tcp_live *live)
 		   returned.fo_cookie, max(given.fo_len, 0), given.fo_cookie);
 }
 
+/* Fast Open without a cookie: the ping rides on the SYN, and the
+ * SYN-ACK acknowledges it.
+ */
+static void tcp_live_check_syn_data(struct tcp_live *live)
+{
+	const struct tcp_live_pkt *p = tcp_live_find(live, true, true, false,
+						     false, 0);
+	const struct tcp_live_pkt *q = tcp_live_find(live, false, true, true,
+						     false, 0);
+	struct tcp_live_view syn, synack;
+
+	if (!p || !q || !tcp_live_view(p, &syn) || !tcp_live_view(q, &synack))
+		return;		/* tcp_live_check() has said why */
+	KUNIT_EXPECT_EQ_MSG(live->test, syn.payload, LIVE_PING_LEN,
+			    "%s: data on the SYN", tcp_live_family(live));
+	KUNIT_EXPECT_EQ_MSG(live->test, ntohl(synack.th->ack_seq),
+			    ntohl(syn.th->seq) + 1 + LIVE_PING_LEN,
+			    "%s: the SYN-ACK acknowledges the SYN's data",
+			    tcp_live_family(live));
+}
+
 static void tcp_live_check_handshake(struct tcp_live *live)
 {
 	const struct tcp_live_case *c = live->c;
@@ -1317,7 +1394,7 @@ static void tcp_live_check_handshake(struct tcp_live *live)
 		tcp_live_check(live, "ACK", tcp_live_find(live, true, false,
 							  true, false, 0),
 			       c->out.ack, &est);
-	if (c->out.ack && !c->in.fastopen)
+	if (c->out.ack && !tcp_live_fastopen(&c->in))
 		tcp_live_check(live, "first data segment",
 			       tcp_live_find(live, true, false, true, true, 0),
 			       c->out.data ?: c->out.ack, &est);
@@ -1330,6 +1407,8 @@ static void tcp_live_check_handshake(struct tcp_live *live)
 			       c->out.fo_synack, &synack);
 		tcp_live_check_cookie(live);
 	}
+	if (c->in.fastopen_no_cookie)
+		tcp_live_check_syn_data(live);
 }
 
 #ifdef TCP_OPT_HAVE_ACCECN
@@ -2058,6 +2137,51 @@ static int tcp_live_pending(struct tcp_live *live)
 }
 #endif
 
+#if IS_ENABLED(CONFIG_MPTCP)
+/* How many segments, either way, carry MPTCP @subtype. */
+static unsigned int tcp_live_count_mptcp(struct tcp_live *live, u8 subtype)
+{
+	const struct tcp_live_pkt *p;
+	struct tcp_live_view v;
+	unsigned int n = 0;
+
+	list_for_each_entry(p, &live->pkts, list)
+		if (tcp_live_view(p, &v) &&
+		    tcp_live_has_mptcp(v.th, v.optlen, subtype, false))
+			n++;
+	return n;
+}
+
+/* The namespace's MPTCP counters of the options sent at a reset: each
+ * counts what went on the wire, from either end (/proc/net/netstat).
+ */
+static void tcp_live_check_reset_mib(struct tcp_live *live)
+{
+	static const struct {
+		const char *name;
+		int field;
+		u8 subtype;
+	} sent[] = {
+		{ "MPFastcloseTx", MPTCP_MIB_MPFASTCLOSETX,
+		  LIVE_MPTCP_MP_FASTCLOSE },
+		{ "MPRstTx", MPTCP_MIB_MPRSTTX, LIVE_MPTCP_MP_TCPRST },
+	};
+	void __percpu *mib = live->net->mib.mptcp_statistics;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(sent); i++)
+		KUNIT_EXPECT_EQ_MSG(live->test,
+				    mib ? snmp_fold_field(mib, sent[i].field) : 0,
+				    tcp_live_count_mptcp(live, sent[i].subtype),
+				    "%s: %s against the segments that carry it",
+				    tcp_live_family(live), sent[i].name);
+}
+#else
+static void tcp_live_check_reset_mib(struct tcp_live *live)
+{
+}
+#endif
+
 /* The listener's reset: the receiver's key is the client's. */
 static void tcp_live_check_fastclose(struct tcp_live *live)
 {
@@ -2070,6 +2194,7 @@ static void tcp_live_check_fastclose(struct tcp_live *live)
 		       tcp_live_find_mptcp(live, false, LIVE_MPTCP_MP_FASTCLOSE,
 					   false),
 		       live->c->out.fastclose, &server);
+	tcp_live_check_reset_mib(live);
 }
 
 /* Each signal's segment against its row: the ADD_ADDR, HMAC by presence,

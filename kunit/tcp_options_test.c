@@ -2496,6 +2496,23 @@ static const struct tcp_opt_mptcp_write_case tcp_opt_mptcp_write_cases[] = {
 				       0x0064ff95 },
 	},
 	{
+		/* Section 3.1: MP_CAPABLE on the SYN, version 1, H (HMAC-
+		 * SHA256) alone, no key: length 4. <mp_capable len 4 v1 flags 0x01>
+		 */
+		.name = "mptcp_mpc_syn",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_MPC_SYN,
+			  .allow_join_id0 = 1),
+		.size = 4, .words = { 0x1e040101 },
+	},
+	{
+		/* The SYN-ACK's, with the sender's key: 12. */
+		.name = "mptcp_mpc_synack",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_MPC_SYNACK,
+			  .allow_join_id0 = 1,
+			  .sndr_key = MPTCP_TEST_LOCAL_KEY),
+		.size = 12, .words = { 0x1e0c0101, 0x01020304, 0x05060708 },
+	},
+	{
 		/* Section 3.1 with net.mptcp.checksum_enabled 1: A (0x80)
 		 * and H on the SYN, length 4. <mp_capable len 4 v1 flags 0x81>
 		 */
