@@ -136,6 +136,10 @@ struct tcp_live_input {
 	 * the handshake is retransmitted.
 	 */
 	u8 drop_syns, drop_synacks;
+	/* Drop the listener's first pure ACKs at the client: the ping is
+	 * sent again until one arrives.
+	 */
+	u8 drop_acks;
 	bool mptcp;		/* IPPROTO_MPTCP sockets (RFC 8684) */
 	bool mptcp_csum;	/* net.mptcp.checksum_enabled=1 */
 	/* The listener's path manager announces an address, sets its
@@ -184,6 +188,10 @@ struct tcp_live_expect {
 	const char *fastclose;
 	/* drop_synacks: the retransmitted SYN-ACK. */
 	const char *synack_retrans;
+	/* drop_acks: the listener's ACKs of the ping's first and second
+	 * duplicates, each with a D-SACK of it (RFC 2883).
+	 */
+	const char *dsack_ack[2];
 	/* tcp_current_mss() is not compared: what the ends make of the
 	 * handshake is not the case's.
 	 */
@@ -551,6 +559,24 @@ static const struct tcp_live_case tcp_live_cases[] = {
 			 .no_mss_check = 1 },
 	},
 	{
+		/* The listener's ACKs of the ping lost twice (RFC 9768
+		 * section 3.2.3.2.2, commit 1247fb19cafe): the second
+		 * reports the first duplicate with a D-SACK beside the AccECN
+		 * option; when the D-SACKed data comes once more, that ACK
+		 * is taken for one a middlebox dropped for its option, and
+		 * the listener's next ACK, and tcp_current_mss(), go without.
+		 */
+		.name = "live_accecn_dsack_fallback",
+		.in = { .ts = 1, .sack = 1, .ws = 1, .accecn = 1,
+			.drop_acks = 2 },
+		.out = { .syn = "syn_ts_sack_ws_mss1460_ws7",
+			 .synack = "accecn_synack_ts_sack_ws",
+			 .ack = "accecn_est_ts_0_sacks",
+			 .dsack_ack = { "accecn_est_ts_1_sack",
+					"est_ts_1_sack" },
+			 .est_bytes = 24, .est_bytes_accepted = 12 },
+	},
+	{
 		/* TCP_MAXSEG on the client: its SYN announces 1000. */
 		.name = "live_maxseg_client",
 		.in = { .ts = 1, .sack = 1, .ws = 1, .connect_maxseg = 1000 },
@@ -583,7 +609,7 @@ struct tcp_live {
 	/* The drop hook: client ISN, segment size, segments dropped. */
 	u32 isn, seg;
 	unsigned long dropped;
-	atomic_t syns_dropped, synacks_dropped;
+	atomic_t syns_dropped, synacks_dropped, acks_dropped;
 	/* tcp_clock_ns() before the first SYN and before TCP_TIMESTAMP,
 	 * and the number of packets captured by then.
 	 */
@@ -595,6 +621,7 @@ struct tcp_live {
 	struct proto *prot;	/* tcp_prot, tcpv6_prot or MPTCP's */
 	struct proto *sub_prot;	/* MPTCP: its subflows' */
 	u64 client_key, server_key;	/* MPTCP: what each end sends */
+	bool opt_fail_send;	/* drop_acks: the listener's AccECN fallback */
 };
 
 /* What a packet is, read from its IP and TCP headers. */
@@ -734,6 +761,10 @@ static unsigned int tcp_live_drop(void *priv, struct sk_buff *skb,
 	th = skb_header_pointer(skb, thoff, sizeof(_th), &_th);
 	if (th && th->syn)
 		return tcp_live_drop_handshake(live, th);
+	if (th && live->c->in.drop_acks && th->source == htons(LIVE_PORT) &&
+	    !th->rst && len == thoff + th->doff * 4)
+		return atomic_inc_return(&live->acks_dropped) <=
+		       live->c->in.drop_acks ? NF_DROP : NF_ACCEPT;
 	if (!th || th->dest != htons(LIVE_PORT) || !seg)
 		return NF_ACCEPT;
 	if (len <= thoff + th->doff * 4)
@@ -801,7 +832,7 @@ static int tcp_live_netns(struct tcp_live *live)
 	live->drop.pf = live->family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6;
 	live->drop.priority = live->family == AF_INET ? NF_IP_PRI_FIRST :
 							 NF_IP6_PRI_FIRST;
-	if (in->holes || in->drop_syns || in->drop_synacks) {
+	if (in->holes || in->drop_syns || in->drop_synacks || in->drop_acks) {
 		err = nf_register_net_hook(net, &live->drop);
 		live->drop_on = !err;
 	}
@@ -1474,7 +1505,38 @@ static void tcp_live_check_synack_retrans(struct tcp_live *live)
 			    "%s retransmitted SYN-ACK: (AE,CWR,ECE)",
 			    tcp_live_family(live));
 }
+
+/* The listener's ACKs after the handshake: the first and the second
+ * D-SACK the ping, the second without the AccECN option, which the
+ * listener has given up (TCP_ACCECN_OPT_FAIL_SEND).
+ */
+static void tcp_live_check_accecn_fallback(struct tcp_live *live)
+{
+	const struct tcp_live_pkt *syn = tcp_live_find(live, true, true, false,
+						       false, 0);
+	struct tcp_live_values v = {
+		.ecn_counters = true, .sacks = 1,
+		.sack = { { tcp_live_isn(syn) + 1,
+			    tcp_live_isn(syn) + 1 + LIVE_PING_LEN } },
+	};
+	unsigned int n;
+
+	/* The first ACK, lost, has no D-SACK: nothing was duplicated. */
+	for (n = 0; n < ARRAY_SIZE(live->c->out.dsack_ack); n++)
+		tcp_live_check(live, n ? "ACK after the fallback" :
+				     "ACK with D-SACK and AccECN",
+			       tcp_live_find(live, false, false, true, false,
+					     n + 1),
+			       live->c->out.dsack_ack[n], &v);
+	KUNIT_EXPECT_TRUE_MSG(live->test, live->opt_fail_send,
+			      "%s: the listener did not give up the AccECN option",
+			      tcp_live_family(live));
+}
 #else
+static void tcp_live_check_accecn_fallback(struct tcp_live *live)
+{
+}
+
 static void tcp_live_check_syn_retrans(struct tcp_live *live)
 {
 }
@@ -2250,6 +2312,34 @@ static void tcp_live_check_signals(struct tcp_live *live)
 			       out->reply, &reply);
 }
 
+#define LIVE_ACKED_WAIT_MS	3000
+
+/* Until the ping is acknowledged: its retransmissions bring an ACK past
+ * the drop_acks lost ones. Then the listener's AccECN fallback, read
+ * under its socket lock.
+ */
+static int tcp_live_wait_acked(struct tcp_live *live)
+{
+	struct sock *sk = tcp_live_tcp_sk(live->client);
+	struct sock *child = tcp_live_tcp_sk(live->child);
+	unsigned int waited;
+
+	if (!sk || !child)
+		return -ENOENT;
+	for (waited = 0; READ_ONCE(tcp_sk(sk)->snd_una) !=
+			 READ_ONCE(tcp_sk(sk)->snd_nxt); waited += 10) {
+		if (waited >= LIVE_ACKED_WAIT_MS)
+			return -ETIMEDOUT;
+		msleep(10);
+	}
+#ifdef TCP_OPT_HAVE_ACCECN
+	lock_sock(child);
+	live->opt_fail_send = tcp_accecn_opt_fail_send(tcp_sk(child));
+	release_sock(child);
+#endif
+	return 0;
+}
+
 /* Closed with RST: nothing may linger in the hash tables. MPTCP closes
  * its subflows from a worker: give it a second.
  */
@@ -2312,6 +2402,8 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 		if (!err)
 			err = tcp_live_recv(live->child, pong, sizeof(pong));
 	}
+	if (!err && c->in.drop_acks)
+		err = tcp_live_wait_acked(live);
 	if (!err) {
 		if (!c->out.no_mss_check)
 			tcp_live_check_mss(live);
@@ -2352,6 +2444,8 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 			tcp_live_check_syn_retrans(live);
 		if (c->in.drop_synacks)
 			tcp_live_check_synack_retrans(live);
+		if (c->in.drop_acks)
+			tcp_live_check_accecn_fallback(live);
 		tcp_live_check_ts(live);
 		syn = tcp_live_find(live, true, true, false, false, 0);
 		if (c->in.holes)
