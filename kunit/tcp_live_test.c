@@ -39,6 +39,18 @@
 /* The subflows of an MPTCP socket and their keys, and its counters. */
 #include "../mptcp/protocol.h"
 #include "../mptcp/mib.h"
+/* Before commit bd34fa025726 ("mptcp: add-addr: always drop other
+ * suboptions") an ADD_ADDR that fits beside a DSS is taken from the path
+ * manager and then dropped (docs/bugs.md). The fix took the skb out of
+ * this prototype.
+ */
+#define LIVE_ADD_ADDR_LOST_BESIDE_DSS					\
+	__builtin_types_compatible_p(typeof(&mptcp_pm_add_addr_signal),	\
+		bool (*)(struct mptcp_sock *, const struct sk_buff *,	\
+			 unsigned int, unsigned int,			\
+			 struct mptcp_addr_info *, bool *, bool *))
+#else
+#define LIVE_ADD_ADDR_LOST_BESIDE_DSS	0
 #endif
 
 #define LIVE_PORT		8080
@@ -2486,6 +2498,9 @@ static void tcp_live_test(struct kunit *test)
 #endif
 	if (c->in.mptcp && !IS_ENABLED(CONFIG_MPTCP))
 		tcp_opt_skip(test, "needs CONFIG_MPTCP");
+	/* Without TS the room is there, and the ADD_ADDR would be lost. */
+	if (c->in.mptcp_pending && !c->in.ts && LIVE_ADD_ADDR_LOST_BESIDE_DSS)
+		tcp_opt_skip(test, "needs commit bd34fa025726 (mptcp: add-addr: always drop other suboptions)");
 	tcp_live_run(test, c, AF_INET);
 	if (IS_ENABLED(CONFIG_IPV6) &&
 	    (!c->in.mptcp || IS_ENABLED(CONFIG_MPTCP_IPV6)))
