@@ -152,6 +152,10 @@ struct tcp_live_input {
 	 * sent again until one arrives.
 	 */
 	u8 drop_acks;
+	/* A middlebox strips the AccECN option off the SYN-ACK on its way
+	 * to the client: NOPs in its place.
+	 */
+	bool strip_synack_accecn;
 	bool mptcp;		/* IPPROTO_MPTCP sockets (RFC 8684) */
 	bool mptcp_csum;	/* net.mptcp.checksum_enabled=1 */
 	/* The listener's path manager announces an address, sets its
@@ -589,6 +593,21 @@ static const struct tcp_live_case tcp_live_cases[] = {
 			 .est_bytes = 24, .est_bytes_accepted = 12 },
 	},
 	{
+		/* The SYN-ACK's AccECN option stripped on the way (commit
+		 * b40671b5ee58, "tcp: accecn: AccECN option failure
+		 * handling": if no option arrives in the SYN-ACK, the option
+		 * is taken as unusable): the client sends none, so the
+		 * listener sees none and sends none either; the flags still
+		 * carry AccECN.
+		 */
+		.name = "live_accecn_synack_stripped",
+		.in = { .ts = 1, .sack = 1, .ws = 1, .accecn = 1,
+			.strip_synack_accecn = 1 },
+		.out = { .syn = "syn_ts_sack_ws_mss1460_ws7",
+			 .synack = "accecn_synack_ts_sack_ws",
+			 .ack = "est_ts_0_sacks", .est_bytes = 12 },
+	},
+	{
 		/* TCP_MAXSEG on the client: its SYN announces 1000. */
 		.name = "live_maxseg_client",
 		.in = { .ts = 1, .sack = 1, .ws = 1, .connect_maxseg = 1000 },
@@ -750,6 +769,65 @@ static unsigned int tcp_live_drop_handshake(struct tcp_live *live,
 	return NF_ACCEPT;
 }
 
+#ifdef TCP_OPT_HAVE_ACCECN
+/* Byte @pos of the TCP header at @th set to @val, the checksum kept right
+ * (RFC 1624; nothing to do for a checksum the device completes).
+ */
+static void tcp_live_set_byte(struct sk_buff *skb, struct tcphdr *th,
+			      unsigned int pos, u8 val)
+{
+	u8 *word = (u8 *)th + (pos & ~1U);
+	__be16 old = get_unaligned((__be16 *)word);
+
+	((u8 *)th)[pos] = val;
+	inet_proto_csum_replace2(&th->check, skb, old,
+				 get_unaligned((__be16 *)word), false);
+}
+
+/* The AccECN options of a segment overwritten with NOPs, as a middlebox
+ * that removes unknown options without moving the others does.
+ */
+static unsigned int tcp_live_strip_accecn(struct sk_buff *skb,
+					  unsigned int thoff)
+{
+	unsigned int hdrlen, off, i;
+	struct tcphdr *th;
+	u8 *o;
+
+	if (skb_ensure_writable(skb, thoff + sizeof(*th)))
+		return NF_DROP;
+	th = (struct tcphdr *)(skb_network_header(skb) + thoff);
+	hdrlen = th->doff * 4;
+	if (hdrlen < sizeof(*th) || skb_ensure_writable(skb, thoff + hdrlen))
+		return NF_DROP;
+	th = (struct tcphdr *)(skb_network_header(skb) + thoff);
+	o = (u8 *)th;
+	for (off = sizeof(*th); off < hdrlen && o[off] != TCPOPT_EOL;) {
+		if (o[off] == TCPOPT_NOP) {
+			off++;
+			continue;
+		}
+		if (off + 1 >= hdrlen || o[off + 1] < 2 ||
+		    off + o[off + 1] > hdrlen)
+			break;
+		if (o[off] == TCPOPT_ACCECN0 || o[off] == TCPOPT_ACCECN1) {
+			for (i = o[off + 1]; i-- > 1;)
+				tcp_live_set_byte(skb, th, off + i, TCPOPT_NOP);
+			tcp_live_set_byte(skb, th, off, TCPOPT_NOP);
+			continue;	/* at the first of the NOPs */
+		}
+		off += o[off + 1];
+	}
+	return NF_ACCEPT;
+}
+#else
+static unsigned int tcp_live_strip_accecn(struct sk_buff *skb,
+					  unsigned int thoff)
+{
+	return NF_ACCEPT;
+}
+#endif
+
 static unsigned int tcp_live_drop(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
@@ -771,6 +849,8 @@ static unsigned int tcp_live_drop(void *priv, struct sk_buff *skb,
 		len = thoff + ntohs(ipv6_hdr(skb)->payload_len);
 	}
 	th = skb_header_pointer(skb, thoff, sizeof(_th), &_th);
+	if (th && th->syn && th->ack && live->c->in.strip_synack_accecn)
+		return tcp_live_strip_accecn(skb, thoff);
 	if (th && th->syn)
 		return tcp_live_drop_handshake(live, th);
 	if (th && live->c->in.drop_acks && th->source == htons(LIVE_PORT) &&
@@ -844,7 +924,8 @@ static int tcp_live_netns(struct tcp_live *live)
 	live->drop.pf = live->family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6;
 	live->drop.priority = live->family == AF_INET ? NF_IP_PRI_FIRST :
 							 NF_IP6_PRI_FIRST;
-	if (in->holes || in->drop_syns || in->drop_synacks || in->drop_acks) {
+	if (in->holes || in->drop_syns || in->drop_synacks || in->drop_acks ||
+	    in->strip_synack_accecn) {
 		err = nf_register_net_hook(net, &live->drop);
 		live->drop_on = !err;
 	}
