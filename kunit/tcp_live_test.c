@@ -1533,6 +1533,15 @@ static void tcp_live_check_handshake(struct tcp_live *live)
 	}
 	if (c->in.fastopen_no_cookie)
 		tcp_live_check_syn_data(live);
+	/* The stripped SYN-ACK was taken, not sent again without its
+	 * option: the checksum the hook fixed up is good.
+	 */
+	if (c->in.strip_synack_accecn)
+		KUNIT_EXPECT_NULL_MSG(live->test,
+				      tcp_live_find(live, false, true, true,
+						    false, 1),
+				      "%s: the SYN-ACK was sent again",
+				      tcp_live_family(live));
 }
 
 #ifdef TCP_OPT_HAVE_ACCECN
