@@ -2302,8 +2302,11 @@ static int tcp_live_pending(struct tcp_live *live)
 #endif
 
 #if IS_ENABLED(CONFIG_MPTCP)
-/* How many segments, either way, carry MPTCP @subtype. */
-static unsigned int tcp_live_count_mptcp(struct tcp_live *live, u8 subtype)
+/* How many segments, either way, carry MPTCP @subtype (an ADD_ADDR: an
+ * echo or not, as @echo says).
+ */
+static unsigned int tcp_live_count_mptcp(struct tcp_live *live, u8 subtype,
+					 bool echo)
 {
 	const struct tcp_live_pkt *p;
 	struct tcp_live_view v;
@@ -2311,24 +2314,32 @@ static unsigned int tcp_live_count_mptcp(struct tcp_live *live, u8 subtype)
 
 	list_for_each_entry(p, &live->pkts, list)
 		if (tcp_live_view(p, &v) &&
-		    tcp_live_has_mptcp(v.th, v.optlen, subtype, false))
+		    tcp_live_has_mptcp(v.th, v.optlen, subtype, echo))
 			n++;
 	return n;
 }
 
-/* The namespace's MPTCP counters of the options sent at a reset: each
- * counts what went on the wire, from either end (/proc/net/netstat).
+/* The namespace's counters of the MPTCP options sent: each counts what
+ * went on the wire, from either end (/proc/net/netstat).
  */
-static void tcp_live_check_reset_mib(struct tcp_live *live)
+static void tcp_live_check_mptcp_mib(struct tcp_live *live)
 {
 	static const struct {
 		const char *name;
 		int field;
 		u8 subtype;
+		bool echo;
 	} sent[] = {
 		{ "MPFastcloseTx", MPTCP_MIB_MPFASTCLOSETX,
 		  LIVE_MPTCP_MP_FASTCLOSE },
 		{ "MPRstTx", MPTCP_MIB_MPRSTTX, LIVE_MPTCP_MP_TCPRST },
+		{ "MPPrioTx", MPTCP_MIB_MPPRIOTX, LIVE_MPTCP_MP_PRIO },
+#ifdef TCP_OPT_HAVE_TCP_KEY	/* 6.7+: ADD_ADDR's and RM_ADDR's own */
+		{ "AddAddrTx", MPTCP_MIB_ADDADDRTX, LIVE_MPTCP_ADD_ADDR },
+		{ "EchoAddTx", MPTCP_MIB_ECHOADDTX, LIVE_MPTCP_ADD_ADDR,
+		  true },
+		{ "RmAddrTx", MPTCP_MIB_RMADDRTX, LIVE_MPTCP_RM_ADDR },
+#endif
 	};
 	void __percpu *mib = live->net->mib.mptcp_statistics;
 	int i;
@@ -2336,12 +2347,13 @@ static void tcp_live_check_reset_mib(struct tcp_live *live)
 	for (i = 0; i < ARRAY_SIZE(sent); i++)
 		KUNIT_EXPECT_EQ_MSG(live->test,
 				    mib ? snmp_fold_field(mib, sent[i].field) : 0,
-				    tcp_live_count_mptcp(live, sent[i].subtype),
+				    tcp_live_count_mptcp(live, sent[i].subtype,
+							 sent[i].echo),
 				    "%s: %s against the segments that carry it",
 				    tcp_live_family(live), sent[i].name);
 }
 #else
-static void tcp_live_check_reset_mib(struct tcp_live *live)
+static void tcp_live_check_mptcp_mib(struct tcp_live *live)
 {
 }
 #endif
@@ -2358,7 +2370,7 @@ static void tcp_live_check_fastclose(struct tcp_live *live)
 		       tcp_live_find_mptcp(live, false, LIVE_MPTCP_MP_FASTCLOSE,
 					   false),
 		       live->c->out.fastclose, &server);
-	tcp_live_check_reset_mib(live);
+	tcp_live_check_mptcp_mib(live);
 }
 
 /* Each signal's segment against its row: the ADD_ADDR, HMAC by presence,
