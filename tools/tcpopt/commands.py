@@ -319,7 +319,7 @@ def cmd_mutate(settings: Settings, functions: Optional[List[str]],
         need_build(tree)
         started = time.monotonic()
         chosen, results, equivalents = mutate_run(tree, functions, size,
-                                                  seed, ids)
+                                                  seed, ids, record=True)
         total = generated.score(chosen, results, equivalents)
         for mutant in chosen:
             result = results[mutant.ident]

@@ -181,8 +181,10 @@ def mutants_step(settings: Settings, tally: Tally,
 
 def mutate_run(tree: PreparedTree, functions: Optional[List[str]],
                size: Optional[int], seed: int,
-               ids: Optional[List[str]] = None) -> tuple:
-    """The chosen generated mutants, run (resuming), and their score."""
+               ids: Optional[List[str]] = None,
+               record: bool = False) -> tuple:
+    """The chosen generated mutants, run (resuming), and their score;
+    with @record their verdicts are kept in the repository as well."""
     settings = tree.settings
     tree.source()               # the base of the mutants' copy
     scratch = regressions.scratch(settings)
@@ -193,7 +195,7 @@ def mutate_run(tree: PreparedTree, functions: Optional[List[str]],
     chosen = generated.sample(every, size, seed)
     equivalents = generated.read_equivalents(
         generated.equivalent_file(settings))
-    results = generated.run_all(settings, scratch, build, chosen)
+    results = generated.run_all(settings, scratch, build, chosen, record)
     return chosen, results, equivalents
 
 

@@ -503,6 +503,53 @@ class ResultsFileTest(unittest.TestCase):
         (self.tree / 'net/ipv4/tcp_output.c').write_text('/* changed */\n')
         self.assertEqual(self.load(), {})
 
+    def test_the_record_resumes_a_run_on_a_new_machine(self):
+        results.save_results(self.settings, self.tree, self.results,
+                             record=True)
+        results.results_file(self.settings).unlink()    # a new machine
+        expected = dict(self.results)
+        del expected['survived-unchecked']
+        self.assertEqual(results.load_results(self.settings, self.tree,
+                                              record=True), expected)
+        self.assertEqual(self.load(), {})   # the CI sample measures
+
+    def test_the_record_keeps_a_kills_first_cases_and_their_count(self):
+        many = [f'case_{n}' for n in range(results.RECORD_FAILING + 5)]
+        self.results['killed-a'] = Result('killed', many, 1.0,
+                                          self.results['killed-a'].tests)
+        results.save_results(self.settings, self.tree, self.results,
+                             record=True)
+        kept = results.load_record(self.settings, self.tree)
+        # Its cases no longer exist in t.c: only the unchanged tests keep it.
+        self.assertEqual(kept['killed-a'].failing,
+                         many[:results.RECORD_FAILING])
+        self.assertEqual(kept['killed-a'].more_failing, 5)
+
+    def test_the_record_is_a_mutant_a_line_in_id_order(self):
+        results.save_results(self.settings, self.tree, self.results,
+                             record=True)
+        lines = results.record_file(self.settings).read_text().splitlines()
+        self.assertIn('code', lines[0])
+        import json
+        self.assertEqual([json.loads(line)['id'] for line in lines[1:]],
+                         sorted(self.results))
+
+    def test_a_work_verdict_wins_over_the_record(self):
+        results.save_results(self.settings, self.tree, self.results,
+                             record=True)
+        tests = self.results['survived'].tests
+        results.save_results(self.settings, self.tree, {
+            'survived': Result('killed', ['case_a'], 2.0, tests, True)})
+        self.assertEqual(results.load_results(
+            self.settings, self.tree, record=True)['survived'].verdict,
+            'killed')
+
+    def test_an_unreadable_record_is_no_record(self):
+        path = results.record_file(self.settings)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text('{not json\n')
+        self.assertEqual(results.load_record(self.settings, self.tree), {})
+
     def test_the_combined_format_is_carried_over_once(self):
         import json
         path = results.results_file(self.settings)

@@ -30,7 +30,10 @@ Results are kept per mutant in <work>/<tree>/mutate/results.json under a
 fingerprint of the mutated files, each with one of the test sources it
 was measured with, so an interrupted run resumes where it stopped, and
 after a test change only the survivors and the kills whose cases are
-gone run again (still_valid()). Mutants declared equivalent in
+gone run again (still_valid()). ./run.sh mutate keeps them in the
+repository as well, in tools/mutation/<tree>.verdicts: a run too long for
+one machine resumes on the next from a commit (the CI sample does not:
+it measures). Mutants declared equivalent in
 tools/mutation/<tree>.equivalent (one line each: the mutant's id, then
 why) leave the score's denominator; one that a case kills anyway is
 flagged in the report.
@@ -183,9 +186,10 @@ def run_stages(settings: Settings, src: Path, build: Path, mutant: Mutant,
 
 
 def run_all(settings: Settings, tree: ScratchTree, build: Path,
-            chosen: List[Mutant]) -> Dict[str, Result]:
-    """Every chosen mutant without a result yet; saved after each one."""
-    results = load_results(settings, tree.src)
+            chosen: List[Mutant], record: bool = False) -> Dict[str, Result]:
+    """Every chosen mutant without a result yet; saved after each one,
+    with @record in the repository's record too (results.py)."""
+    results = load_results(settings, tree.src, record)
     tests = tests_fingerprint(settings)
     todo = [m for m in chosen if m.ident not in results]
     if len(todo) < len(chosen):
@@ -206,7 +210,7 @@ def run_all(settings: Settings, tree: ScratchTree, build: Path,
         result.tests = tests
         result.measured = time.strftime('%Y-%m-%d')
         results[mutant.ident] = result
-        save_results(settings, tree.src, results)
+        save_results(settings, tree.src, results, record)
         log(f'[{number}/{len(todo)}] {mutant.ident} {mutant.kind} '
             f'{mutant.file}:{mutant.line}: {result.verdict} '
             f'({result.seconds:.0f} s)')

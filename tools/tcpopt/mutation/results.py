@@ -1,4 +1,4 @@
-"""Mutant verdicts in results.json, and the declared equivalents.
+"""Mutant verdicts (results.json, the record) and the declared equivalents.
 
 A verdict is kept under fingerprints of the mutated files, the build
 options and the test sources, so that a run resumes and a test change
@@ -34,6 +34,7 @@ class Result:
     compared: bool = False  # its object was compared with the original's
     stage: str = ''         # the glob of the stage that killed it
     measured: str = ''      # the date of the run, YYYY-MM-DD
+    more_failing: int = 0   # failing cases the repository's record left out
 
 
 def equivalent_file(settings: Settings) -> Path:
@@ -136,32 +137,92 @@ def still_valid(result: Result, tests: str, cases: Set[str],
         all(name in cases for name in result.failing)
 
 
-def load_results(settings: Settings, tree: Path) -> Dict[str, Result]:
+def load_results(settings: Settings, tree: Path,
+                 record: bool = False) -> Dict[str, Result]:
+    """The verdicts of the work directory that still stand; with @record,
+    those of the repository's record too, for the mutants the work
+    directory has none of (a new machine has no work directory)."""
+    kept = {} if not record else load_record(settings, tree)
+    kept.update(load_work_results(settings, tree))
+    return kept
+
+
+def load_work_results(settings: Settings, tree: Path) -> Dict[str, Result]:
     path = results_file(settings)
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError):
         return {}
-    tests = tests_fingerprint(settings)
     if 'fingerprint' in data:           # the older, combined format
         if data['fingerprint'] != combined_fingerprint(settings, tree):
             return {}
+        tests = tests_fingerprint(settings)
         results = {k: Result(**dict(v, tests=tests))
                    for k, v in data.get('results', {}).items()}
         save_results(settings, tree, results)
         return results
-    if not same_code(data.get('code'), tree):
+    return standing(settings, tree, data,
+                    {k: Result(**v) for k, v in data.get('results', {}).items()})
+
+
+def standing(settings: Settings, tree: Path, header: dict,
+             results: Dict[str, Result]) -> Dict[str, Result]:
+    """The verdicts measured on @tree's code that no change since undid."""
+    if not same_code(header.get('code'), tree):
         return {}
     # A file from before the options were recorded: they are unknown.
-    config_changed = data.get('config') != config_fingerprint(settings)
+    config_changed = header.get('config') != config_fingerprint(settings)
     cases = set(expected_cases(settings.kunit_dir, settings.upstream_suites))
-    results = {k: Result(**v) for k, v in data.get('results', {}).items()}
+    tests = tests_fingerprint(settings)
     return {k: r for k, r in results.items()
             if still_valid(r, tests, cases, config_changed)}
 
 
+# The record keeps a kill's first failing cases only (the report names
+# four): still_valid() then asks that those still exist.
+RECORD_FAILING = 8
+
+
+def record_file(settings: Settings) -> Path:
+    """The verdicts kept in the repository: one JSON object a line, the
+    fingerprints first, then a mutant a line in the order of their ids,
+    so that a run spread over machines and commits resumes."""
+    return settings.repo / 'tools' / 'mutation' / f'{settings.tree}.verdicts'
+
+
+def load_record(settings: Settings, tree: Path) -> Dict[str, Result]:
+    path = record_file(settings)
+    try:
+        lines = [json.loads(line) for line in path.read_text().splitlines()]
+        header, rows = lines[0], lines[1:]
+        results = {row.pop('id'): Result(**row) for row in rows}
+    except (OSError, ValueError, IndexError, KeyError, TypeError):
+        return {}
+    return standing(settings, tree, header, results)
+
+
+def record_row(ident: str, result: Result) -> str:
+    row = asdict(result)
+    failing = row['failing']
+    row['failing'] = failing[:RECORD_FAILING]
+    row['more_failing'] += len(failing) - len(row['failing'])
+    return json.dumps(dict(id=ident, **row), sort_keys=True)
+
+
+def save_record(settings: Settings, tree: Path,
+                results: Dict[str, Result]) -> None:
+    header = json.dumps({'code': code_fingerprint(tree),
+                         'config': config_fingerprint(settings)},
+                        sort_keys=True)
+    rows = [record_row(k, results[k]) for k in sorted(results)]
+    record_file(settings).parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(record_file(settings), '\n'.join([header] + rows) + '\n')
+
+
 def save_results(settings: Settings, tree: Path,
-                 results: Dict[str, Result]) -> None:
+                 results: Dict[str, Result], record: bool = False) -> None:
+    if record:
+        save_record(settings, tree, results)
     path = results_file(settings)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, json.dumps(

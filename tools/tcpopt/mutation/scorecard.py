@@ -207,9 +207,10 @@ def render(settings: Settings, mutants: List[Mutant],
             verdict = 'same object code'
         elif m.ident in equivalents and verdict != 'no-build':
             verdict = f'equivalent ({verdict}): {equivalents[m.ident]}'
+        others = len(result.failing) - 4 + result.more_failing \
+            if result else 0
         killers = ' '.join(result.failing[:4]) + \
-            (f' (+{len(result.failing) - 4})' if result and
-             len(result.failing) > 4 else '') if result else ''
+            (f' (+{others})' if others > 0 else '') if result else ''
         lines.append(f'| `{m.ident}` | {m.file}:{m.line} {m.function} | '
                      f'{m.kind} | `{cell(m.describe())}` | {cell(verdict)} | '
                      f'{cell(killers)} | '
