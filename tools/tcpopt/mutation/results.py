@@ -161,8 +161,9 @@ def load_work_results(settings: Settings, tree: Path) -> Dict[str, Result]:
                    for k, v in data.get('results', {}).items()}
         save_results(settings, tree, results)
         return results
+    stored = data.get('results', {})
     return standing(settings, tree, data,
-                    {k: Result(**v) for k, v in data.get('results', {}).items()})
+                    {k: Result(**v) for k, v in stored.items()})
 
 
 def standing(settings: Settings, tree: Path, header: dict,
