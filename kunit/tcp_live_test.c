@@ -868,6 +868,15 @@ static unsigned int tcp_live_drop(void *priv, struct sk_buff *skb,
 	return test_and_set_bit(idx, &live->dropped) ? NF_ACCEPT : NF_DROP;
 }
 
+/* Whether tcp_live_drop() has anything to do for the case: a case that
+ * drops or rewrites nothing runs without the hook.
+ */
+static bool tcp_live_uses_hook(const struct tcp_live_input *in)
+{
+	return in->holes || in->drop_syns || in->drop_synacks ||
+	       in->drop_acks || in->strip_synack_accecn;
+}
+
 static int tcp_live_netns(struct tcp_live *live)
 {
 	const struct tcp_live_input *in = &live->c->in;
@@ -924,8 +933,7 @@ static int tcp_live_netns(struct tcp_live *live)
 	live->drop.pf = live->family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6;
 	live->drop.priority = live->family == AF_INET ? NF_IP_PRI_FIRST :
 							 NF_IP6_PRI_FIRST;
-	if (in->holes || in->drop_syns || in->drop_synacks || in->drop_acks ||
-	    in->strip_synack_accecn) {
+	if (tcp_live_uses_hook(in)) {
 		err = nf_register_net_hook(net, &live->drop);
 		live->drop_on = !err;
 	}
