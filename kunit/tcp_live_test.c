@@ -156,6 +156,12 @@ struct tcp_live_input {
 	 * to the client: NOPs in its place.
 	 */
 	bool strip_synack_accecn;
+	/* A peer that, unlike Linux, offers TS with MD5 and SACK: the hook
+	 * rewrites the client's SYN options after MD5 (RFC 2385 section
+	 * 2.0 leaves options out of the digest), MSS, SACK_PERM and
+	 * WSCALE, into SACK_PERM and TS.
+	 */
+	bool md5_syn_offers_ts;
 	bool mptcp;		/* IPPROTO_MPTCP sockets (RFC 8684) */
 	bool mptcp_csum;	/* net.mptcp.checksum_enabled=1 */
 	/* The listener's path manager announces an address, sets its
@@ -321,6 +327,19 @@ static const struct tcp_live_case tcp_live_cases[] = {
 			 .sack_ack = { NULL, "est_md5_nots_2_sacks",
 						    "est_md5_nots_3_sacks_truncated",
 						    "est_md5_nots_3_sacks_truncated" },
+			 .est_bytes = TCPOLEN_MD5SIG_ALIGNED },
+	},
+	{
+		/* A SYN with MD5, SACK and TS (and no MSS, so the listener's
+		 * TCP_MAXSEG is what both ends use): the SYN-ACK drops TS,
+		 * and so must the accepted socket, which takes TS from the
+		 * request the SYN-ACK was written for.
+		 */
+		.name = "live_md5_peer_offers_ts",
+		.in = { .ts = 1, .sack = 1, .ws = 1, .md5 = 1,
+			.listen_maxseg = 536, .md5_syn_offers_ts = 1 },
+		.out = { .syn = "md5_syn_drops_ts",
+			 .synack = "md5_synack_sack_drops_ts_no_ws",
 			 .est_bytes = TCPOLEN_MD5SIG_ALIGNED },
 	},
 	{
@@ -769,7 +788,6 @@ static unsigned int tcp_live_drop_handshake(struct tcp_live *live,
 	return NF_ACCEPT;
 }
 
-#ifdef TCP_OPT_HAVE_ACCECN
 /* Byte @pos of the TCP header at @th set to @val, the checksum kept right
  * (RFC 1624; nothing to do for a checksum the device completes).
  */
@@ -784,24 +802,64 @@ static void tcp_live_set_byte(struct sk_buff *skb, struct tcphdr *th,
 				 get_unaligned((__be16 *)word), false);
 }
 
+/* The TCP header of @skb at @thoff, writable through its options; NULL
+ * when it cannot be made so.
+ */
+static struct tcphdr *tcp_live_writable_th(struct sk_buff *skb,
+					   unsigned int thoff)
+{
+	struct tcphdr *th;
+
+	if (skb_ensure_writable(skb, thoff + sizeof(*th)))
+		return NULL;
+	th = (struct tcphdr *)(skb_network_header(skb) + thoff);
+	if (th->doff * 4 < sizeof(*th) ||
+	    skb_ensure_writable(skb, thoff + th->doff * 4))
+		return NULL;
+	return (struct tcphdr *)(skb_network_header(skb) + thoff);
+}
+
+/* Linux's SYN with MD5 (md5_syn_drops_ts): <nop,nop,md5,mss,nop,nop,
+ * sackOK,nop,wscale>. Its last 12 bytes become <sackOK,TS val 1 ecr 0>.
+ */
+static unsigned int tcp_live_md5_syn_offer_ts(struct sk_buff *skb,
+					      unsigned int thoff)
+{
+	static const u8 md5[] = { TCPOPT_NOP, TCPOPT_NOP, TCPOPT_MD5SIG,
+				  TCPOLEN_MD5SIG };
+	static const u8 sack_ts[] = { TCPOPT_SACK_PERM, TCPOLEN_SACK_PERM,
+				      TCPOPT_TIMESTAMP, TCPOLEN_TIMESTAMP,
+				      0, 0, 0, 1, 0, 0, 0, 0 };
+	unsigned int at = sizeof(struct tcphdr) + TCPOLEN_MD5SIG_ALIGNED, i;
+	struct tcphdr *th = tcp_live_writable_th(skb, thoff);
+	u8 *o = (u8 *)th;
+
+	if (!th)
+		return NF_DROP;
+	if (th->doff * 4 != at + sizeof(sack_ts) ||
+	    memcmp(o + sizeof(*th), md5, sizeof(md5)) ||
+	    o[at] != TCPOPT_MSS)
+		return NF_ACCEPT;	/* not the SYN the case expects */
+	for (i = 0; i < sizeof(sack_ts); i++)
+		tcp_live_set_byte(skb, th, at + i, sack_ts[i]);
+	return NF_ACCEPT;
+}
+
+#ifdef TCP_OPT_HAVE_ACCECN
+
 /* The AccECN options of a segment overwritten with NOPs, as a middlebox
  * that removes unknown options without moving the others does.
  */
 static unsigned int tcp_live_strip_accecn(struct sk_buff *skb,
 					  unsigned int thoff)
 {
+	struct tcphdr *th = tcp_live_writable_th(skb, thoff);
 	unsigned int hdrlen, off, i;
-	struct tcphdr *th;
-	u8 *o;
+	u8 *o = (u8 *)th;
 
-	if (skb_ensure_writable(skb, thoff + sizeof(*th)))
+	if (!th)
 		return NF_DROP;
-	th = (struct tcphdr *)(skb_network_header(skb) + thoff);
 	hdrlen = th->doff * 4;
-	if (hdrlen < sizeof(*th) || skb_ensure_writable(skb, thoff + hdrlen))
-		return NF_DROP;
-	th = (struct tcphdr *)(skb_network_header(skb) + thoff);
-	o = (u8 *)th;
 	for (off = sizeof(*th); off < hdrlen && o[off] != TCPOPT_EOL;) {
 		if (o[off] == TCPOPT_NOP) {
 			off++;
@@ -851,6 +909,8 @@ static unsigned int tcp_live_drop(void *priv, struct sk_buff *skb,
 	th = skb_header_pointer(skb, thoff, sizeof(_th), &_th);
 	if (th && th->syn && th->ack && live->c->in.strip_synack_accecn)
 		return tcp_live_strip_accecn(skb, thoff);
+	if (th && th->syn && !th->ack && live->c->in.md5_syn_offers_ts)
+		return tcp_live_md5_syn_offer_ts(skb, thoff);
 	if (th && th->syn)
 		return tcp_live_drop_handshake(live, th);
 	if (th && live->c->in.drop_acks && th->source == htons(LIVE_PORT) &&
@@ -874,7 +934,8 @@ static unsigned int tcp_live_drop(void *priv, struct sk_buff *skb,
 static bool tcp_live_uses_hook(const struct tcp_live_input *in)
 {
 	return in->holes || in->drop_syns || in->drop_synacks ||
-	       in->drop_acks || in->strip_synack_accecn;
+	       in->drop_acks || in->strip_synack_accecn ||
+	       in->md5_syn_offers_ts;
 }
 
 static int tcp_live_netns(struct tcp_live *live)

@@ -413,6 +413,19 @@ static const struct tcp_opt_case tcp_opt_md5_cases[] = {
 			0x020405a0, 0x01010402, 0x01030309 } },
 	},
 	{
+		/* The same for a peer that offers no window scale (the live
+		 * suite's rewritten SYN).
+		 * <nop,nop,md5,mss 1440,nop,nop,sackOK>
+		 */
+		.name = "md5_synack_sack_drops_ts_no_ws",
+		.in = { .pkt = TCP_OPT_SYNACK, .md5 = 1, .ts = 1, .sack = 1,
+			.mss = 1440, .wscale = 9 },
+		.out = { .size = 28, .words = { MD5_OPTION,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
+			MD5_HASH_UNTOUCHED, MD5_HASH_UNTOUCHED,
+			0x020405a0, 0x01010402 } },
+	},
+	{
 		/* <nop,nop,md5,mss 1440,nop,nop,TS val 2 ecr 1,nop,wscale 9> */
 		.name = "md5_synack_no_sack_keeps_ts",
 		.in = { .pkt = TCP_OPT_SYNACK, .md5 = 1, .ts = 1, .ws = 1,
