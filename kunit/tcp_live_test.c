@@ -330,14 +330,14 @@ static const struct tcp_live_case tcp_live_cases[] = {
 			 .est_bytes = TCPOLEN_MD5SIG_ALIGNED },
 	},
 	{
-		/* A SYN with MD5, SACK and TS (and no MSS, so the listener's
-		 * TCP_MAXSEG is what both ends use): the SYN-ACK drops TS,
-		 * and so must the accepted socket, which takes TS from the
-		 * request the SYN-ACK was written for.
+		/* A SYN with MD5, SACK and TS (and no MSS: the accepted end
+		 * sends with the default): the SYN-ACK drops TS, and so must
+		 * the accepted socket, which takes TS from the request the
+		 * SYN-ACK was written for.
 		 */
 		.name = "live_md5_peer_offers_ts",
 		.in = { .ts = 1, .sack = 1, .ws = 1, .md5 = 1,
-			.listen_maxseg = 536, .md5_syn_offers_ts = 1 },
+			.md5_syn_offers_ts = 1 },
 		.out = { .syn = "md5_syn_drops_ts",
 			 .synack = "md5_synack_sack_drops_ts_no_ws",
 			 .est_bytes = TCPOLEN_MD5SIG_ALIGNED },
@@ -1519,6 +1519,14 @@ static int tcp_live_dev_mss(const struct tcp_live *live)
 			   sizeof(struct ipv6hdr)) - sizeof(struct tcphdr);
 }
 
+/* The send MSS a SYN without the MSS option leaves: 576 - 40 over IPv4,
+ * 1280 - 60 over IPv6 (RFC 9293 section 3.7.1, MUST-15).
+ */
+static int tcp_live_default_mss(const struct tcp_live *live)
+{
+	return live->family == AF_INET ? 536 : 1220;
+}
+
 /* The second SYN returns the very cookie the first SYN-ACK gave. */
 static void tcp_live_check_cookie(struct tcp_live *live)
 {
@@ -1725,7 +1733,9 @@ static void tcp_live_check_mss(struct tcp_live *live)
 	const struct tcp_live_case *c = live->c;
 	int dev_mss = tcp_live_dev_mss(live);
 	int listen_mss = c->in.listen_maxseg ?: dev_mss;
-	int connect_mss = c->in.connect_maxseg ?: dev_mss;
+	int connect_mss = c->in.md5_syn_offers_ts ?
+			  tcp_live_default_mss(live) :
+			  c->in.connect_maxseg ?: dev_mss;
 	unsigned int accepted_bytes = c->out.est_bytes_accepted ?:
 				      c->out.est_bytes;
 	int want;
