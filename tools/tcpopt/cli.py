@@ -128,6 +128,11 @@ def add_mutate_opts(parser: Parser) -> None:
     parser.add_argument('--ids', type=lambda text: text.split(','),
                         metavar='ID,...',
                         help='only these mutants (ids from --list)')
+    parser.add_argument('--report', action='store_true',
+                        help='write docs/mutation/<tree>[-<group>].md from '
+                        'the verdicts kept (the work dir and tools/mutation/'
+                        '<tree>.verdicts), run nothing; works while a run '
+                        'goes on')
 
 
 def add_selftest_opts(parser: Parser) -> None:

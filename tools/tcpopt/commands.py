@@ -279,19 +279,72 @@ def machine_line(settings: Settings) -> str:
     return f'{os.cpu_count()} CPUs, QEMU under {chosen.upper()}'
 
 
-def list_mutants(settings: Settings, functions: Optional[List[str]],
-                 size: Optional[int], seed: int,
-                 ids: Optional[List[str]]) -> None:
+def chosen_mutants(settings: Settings, functions: Optional[List[str]],
+                   size: Optional[int], seed: int,
+                   ids: Optional[List[str]]) -> List[Mutant]:
     """Only reads the sources: a prepared tree needs no lock, so a list
-    works while a run holds it."""
+    or a report works while a run holds it."""
     if read_state(settings.source) is None:
         with worktree.locked(settings):
             PreparedTree(settings).source()
     every = generated.select(generated.all_mutants(
         settings, settings.source, functions), ids)
-    for mutant in generated.sample(every, size, seed):
+    return generated.sample(every, size, seed)
+
+
+def list_mutants(settings: Settings, functions: Optional[List[str]],
+                 size: Optional[int], seed: int,
+                 ids: Optional[List[str]]) -> None:
+    for mutant in chosen_mutants(settings, functions, size, seed, ids):
         print(f'{mutant.ident}  {mutant.file}:{mutant.line}  '
               f'{mutant.kind:10}  {mutant.describe()}')
+
+
+def report_name(settings: Settings,
+                functions: Optional[List[str]]) -> Optional[str]:
+    """The report a run of these mutants writes: the tree's, or its
+    group's; None for a run of other functions."""
+    group = generated.group_of(functions)
+    if functions and not group:
+        return None
+    return settings.tree + (f'-{group}' if group else '')
+
+
+def write_report(settings: Settings, functions: Optional[List[str]],
+                 chosen: List[Mutant], results: Dict[str, Result],
+                 equivalents: Dict[str, str]) -> None:
+    """docs/mutation/<tree>[-group].md; a run of every target, once no
+    mutant is left to run, also the tree's block in docs/mutation.md."""
+    name = report_name(settings, functions)
+    group = generated.group_of(functions)
+    out = settings.repo / 'docs' / 'mutation' / f'{name}.md'
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fs.write_atomic(out, generated.render(
+        settings, chosen, results, equivalents,
+        f'./run.sh mutate --tree {settings.tree}'
+        + (f' --functions {group}' if group else ''),
+        time.strftime('%Y-%m-%d'), machine_line(settings), functions))
+    print(f'wrote {fs.display(out)}')
+    if not group and not generated.score(chosen, results,
+                                         equivalents).not_run:
+        write_summary(settings, chosen, results, equivalents)
+
+
+def report_mutants(settings: Settings, functions: Optional[List[str]],
+                   size: Optional[int], ids: Optional[List[str]]) -> int:
+    """The report from the verdicts kept, in the work dir and the
+    repository's record; runs nothing."""
+    if size is not None or ids or report_name(settings, functions) is None:
+        raise UsageError('--report writes the report of a whole run: of '
+                         'every target or of a group, without --sample '
+                         'or --ids')
+    chosen = chosen_mutants(settings, functions, None, 0, None)
+    results = generated.load_results(settings, settings.source, record=True)
+    equivalents = generated.read_equivalents(
+        generated.equivalent_file(settings))
+    write_report(settings, functions, chosen, results, equivalents)
+    print(generated.score(chosen, results, equivalents).line())
+    return EXIT_OK
 
 
 def write_summary(settings: Settings, chosen: List[Mutant],
@@ -310,10 +363,13 @@ def write_summary(settings: Settings, chosen: List[Mutant],
 
 def cmd_mutate(settings: Settings, functions: Optional[List[str]],
                size: Optional[int], seed: int, listing: bool,
-               ids: Optional[List[str]] = None) -> int:
+               ids: Optional[List[str]] = None,
+               report_only: bool = False) -> int:
     if listing:
         list_mutants(settings, functions, size, seed, ids)
         return 0
+    if report_only:
+        return report_mutants(settings, functions, size, ids)
     tree = PreparedTree(settings)
     with worktree.locked(settings):
         need_build(tree)
@@ -328,21 +384,9 @@ def cmd_mutate(settings: Settings, functions: Optional[List[str]],
                      f'{" ..." if len(result.failing) > 6 else ""}]'
                      if result.failing else ''))
         print(total.line())
-        group = generated.group_of(functions)
-        if size is None and not ids and (not functions or group):
-            name = settings.tree + (f'-{group}' if group else '')
-            out = settings.repo / 'docs' / 'mutation' / f'{name}.md'
-            out.parent.mkdir(parents=True, exist_ok=True)
-            fs.write_atomic(out, generated.render(
-                settings, chosen, results, equivalents,
-                f'./run.sh mutate --tree {settings.tree}'
-                + (f' --functions {group}' if group else ''),
-                time.strftime('%Y-%m-%d'), machine_line(settings),
-                functions))
-            print(f'wrote {fs.display(out)} '
-                  f'({time.monotonic() - started:.0f} s this run)')
-            if not group:
-                write_summary(settings, chosen, results, equivalents)
+        if size is None and not ids and report_name(settings, functions):
+            write_report(settings, functions, chosen, results, equivalents)
+            print(f'{time.monotonic() - started:.0f} s this run')
         alive = generated.survivors(chosen, results, equivalents)
         return 0 if not alive and not total.flagged else 1
 

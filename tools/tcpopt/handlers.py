@@ -172,7 +172,7 @@ def mutate_handler(args: argparse.Namespace) -> int:
     install(trees)
     seed = MUTATION_SEED if args.seed is None else args.seed
     return cmd_mutate(trees[0], functions, args.sample, seed, args.list,
-                      args.ids)
+                      args.ids, args.report)
 
 
 def bisect_demo_handler(args: argparse.Namespace) -> int:

@@ -887,3 +887,30 @@ class RegressionSelectionTest(unittest.TestCase):
         with self.assertRaisesRegex(HarnessError, 'no 99-none.patch in'):
             regressions.regressions(Settings('6.1', Path('/w')),
                                     ('99-none.patch',))
+
+
+class ReportTest(unittest.TestCase):
+    """--report writes the report a whole run would, and nothing else."""
+
+    def setUp(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.settings = Settings(tree='6.1', work_dir=Path(tmp.name),
+                                 repo=Path(tmp.name) / 'repo')
+
+    def test_every_target_or_a_group_has_a_report(self):
+        from tcpopt import commands
+        self.assertEqual(commands.report_name(self.settings, None), '6.1')
+        self.assertEqual(commands.report_name(
+            self.settings, generated.expand(['tcp'])), '6.1-tcp')
+        self.assertIsNone(commands.report_name(self.settings,
+                                               ['tcp_options_write']))
+
+    def test_a_report_of_part_of_a_run_is_a_usage_error(self):
+        from tcpopt import commands
+        for size, ids, functions in ((3, None, None),
+                                     (None, ['tcp_options_write-00000000'],
+                                      None),
+                                     (None, None, ['tcp_options_write'])):
+            with self.assertRaises(UsageError):
+                commands.report_mutants(self.settings, functions, size, ids)
