@@ -362,6 +362,28 @@ class TestsChangedDuringARunTest(unittest.TestCase):
             self.assertEqual(run_one.call_count, 1)
 
 
+class RecheckTest(unittest.TestCase):
+    """A survivor is compared once more with the original built again."""
+
+    def recheck(self, original_now):
+        from unittest import mock
+        mutant = Mutant('f.c', 'f', 1, 1, 'delete', 'x;', ';')
+        reference = {'f.c': 'stale'}
+        with mock.patch.object(generated, 'reference_objects',
+                               return_value={'f.c': original_now}):
+            verdict = generated.recheck_survivor(
+                None, None, Path('/build'), mutant, reference, 'mutant',
+                Result('survived', compared=True))
+        self.assertEqual(reference, {'f.c': original_now})
+        return verdict.verdict
+
+    def test_the_same_object_as_the_original_now_is_same_code(self):
+        self.assertEqual(self.recheck('mutant'), results.SAME_CODE)
+
+    def test_another_object_still_survives(self):
+        self.assertEqual(self.recheck('original'), 'survived')
+
+
 class EveryTargetTest(unittest.TestCase):
     """A sample draws from every function in turn; a full run's report
     and docs/mutation.md count per function."""
