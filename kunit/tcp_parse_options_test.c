@@ -12,17 +12,20 @@
  * a valid 20-byte SYN layout and compares the parser with an independent
  * reading of the same rules.
  *
- * The option area mostly ends where its allocation ends, so that a read
- * past the header is a KASAN report in the sanitizer build; the rows with
- * data after the header show an over-read in every build.
+ * The segment ends where a vmalloc'd page ends, so that a read past it
+ * hits the guard page after the page and faults in every build, KASAN or
+ * not; the rows with data after the header show an over-read that stays
+ * inside the segment.
  *
  * It needs only the exported tcp_parse_options(), so it builds as a
  * module too.
  */
+#include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/module.h>
 #include <linux/skbuff.h>
 #include <linux/tcp.h>
+#include <linux/vmalloc.h>
 #include <net/tcp.h>
 
 #include "tcp_options_test_compat.h"
@@ -331,8 +334,8 @@ static void tcp_parse_case_desc(const struct tcp_parse_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(tcp_parse, tcp_parse_cases, tcp_parse_case_desc);
 
-/* A header whose option area ends where its kmalloc'd buffer ends, and a
- * zeroed sk_buff pointing at it. An skb from alloc_skb() would put
+/* A header whose segment ends where a vmalloc'd page ends, and a zeroed
+ * sk_buff pointing at it. An skb from alloc_skb() would put
  * skb_shared_info right after the data and hide an over-read; the parser
  * only needs tcp_hdr() and the control block.
  */
@@ -344,15 +347,33 @@ struct tcp_parse_input {
 	unsigned int payload_len;
 };
 
+/* vmalloc() leaves an unmapped guard page after each area: the first
+ * byte past the page faults.
+ */
+static int tcp_parse_page_init(struct kunit_resource *res, void *context)
+{
+	res->data = vmalloc(PAGE_SIZE);
+	return res->data ? 0 : -ENOMEM;
+}
+
+static void tcp_parse_page_free(struct kunit_resource *res)
+{
+	vfree(res->data);
+}
+
 static void tcp_parse_input_init(struct kunit *test, struct tcp_parse_input *p,
 				 unsigned int len, const u8 *payload,
 				 unsigned int payload_len)
 {
+	unsigned int segment = sizeof(*p->th) + len + payload_len;
+	u8 *page;
+
 	p->skb = kunit_kzalloc(test, sizeof(*p->skb), GFP_KERNEL);
-	p->th = kunit_kmalloc(test, sizeof(*p->th) + len + payload_len,
-			      GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, p->skb);
-	KUNIT_ASSERT_NOT_NULL(test, p->th);
+	page = kunit_alloc_resource(test, tcp_parse_page_init,
+				    tcp_parse_page_free, GFP_KERNEL, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	p->th = (struct tcphdr *)(page + PAGE_SIZE - segment);
 	p->len = len;
 	p->payload = payload;
 	p->payload_len = payload_len;
