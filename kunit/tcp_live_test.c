@@ -148,6 +148,10 @@ struct tcp_live_input {
 	 * the handshake is retransmitted.
 	 */
 	u8 drop_syns, drop_synacks;
+	/* drop_syns: the loopback MTU once the first SYN is out, so that
+	 * the retransmission meets a smaller path (0: LIVE_MTU throughout).
+	 */
+	u16 syn_retrans_mtu;
 	/* Drop the listener's first pure ACKs at the client: the ping is
 	 * sent again until one arrives.
 	 */
@@ -575,6 +579,20 @@ static const struct tcp_live_case tcp_live_cases[] = {
 		.name = "live_accecn_syn_retrans",
 		.in = { .ts = 1, .sack = 1, .ws = 1, .accecn = 1,
 			.drop_syns = 2 },
+		.out = { .syn = "syn_ts_sack_ws_mss1460_ws7",
+			 .synack = "synack_ts_sack_ws", .ack = "est_ts_0_sacks",
+			 .est_bytes = 12 },
+	},
+	{
+		/* The path MTU drops while the SYN is lost: the retransmission
+		 * announces the new MTU less the fixed headers (RFC 9293
+		 * section 3.7.1), and the client keeps that as the MSS it
+		 * advertises (tcp_advertise_mss()). The SYN-ACK and both ends'
+		 * tcp_current_mss() see the new MTU too.
+		 */
+		.name = "live_syn_retrans_mtu_drop",
+		.in = { .ts = 1, .sack = 1, .ws = 1, .drop_syns = 1,
+			.syn_retrans_mtu = 1400 },
 		.out = { .syn = "syn_ts_sack_ws_mss1460_ws7",
 			 .synack = "synack_ts_sack_ws", .ack = "est_ts_0_sacks",
 			 .est_bytes = 12 },
@@ -1211,6 +1229,24 @@ static int tcp_live_recv(struct socket *sock, void *buf, size_t len)
 
 static int tcp_live_announce_early(struct tcp_live *live);
 
+/* The first SYN goes out at LIVE_MTU and is dropped; the MTU is lowered
+ * before the retransmission timer fires.
+ */
+static int tcp_live_connect_mtu_drop(struct tcp_live *live)
+{
+	struct net_device *lo = live->net->loopback_dev;
+	int err;
+
+	err = kernel_connect(live->client, (void *)&live->addr, live->addrlen,
+			     O_NONBLOCK);
+	if (err != -EINPROGRESS)
+		return err ?: -EALREADY;	/* the SYN was not dropped */
+	rtnl_lock();
+	err = dev_set_mtu(lo, live->c->in.syn_retrans_mtu);
+	rtnl_unlock();
+	return err;
+}
+
 /* Connect, accept, and send @len bytes from the client. With Fast Open
  * the client defers its SYN to the first send, which then carries the
  * cookie the metrics cache holds, if any.
@@ -1227,7 +1263,9 @@ static int tcp_live_connect(struct tcp_live *live, const void *buf,
 				      in->connect_maxseg);
 	if (!err && tcp_live_fastopen(in))
 		err = tcp_live_intopt(live->client, TCP_FASTOPEN_CONNECT, 1);
-	if (!err)
+	if (!err && in->syn_retrans_mtu)
+		err = tcp_live_connect_mtu_drop(live);
+	else if (!err)
 		err = kernel_connect(live->client, (void *)&live->addr,
 				     live->addrlen, 0);
 	if (!err && tcp_live_fastopen(in))
@@ -1513,10 +1551,19 @@ static u32 tcp_live_isn(const struct tcp_live_pkt *syn)
 	return syn && tcp_live_view(syn, &v) ? ntohl(v.th->seq) : 0;
 }
 
+/* The MSS @mtu leaves: less the fixed IP and TCP headers (RFC 9293
+ * section 3.7.1).
+ */
+static int tcp_live_mtu_mss(const struct tcp_live *live, int mtu)
+{
+	return mtu - (live->family == AF_INET ? sizeof(struct iphdr) :
+		      sizeof(struct ipv6hdr)) - sizeof(struct tcphdr);
+}
+
+/* The path's MSS from the handshake's end on. */
 static int tcp_live_dev_mss(const struct tcp_live *live)
 {
-	return LIVE_MTU - (live->family == AF_INET ? sizeof(struct iphdr) :
-			   sizeof(struct ipv6hdr)) - sizeof(struct tcphdr);
+	return tcp_live_mtu_mss(live, live->c->in.syn_retrans_mtu ?: LIVE_MTU);
 }
 
 /* The send MSS a SYN without the MSS option leaves: 576 - 40 over IPv4,
@@ -1571,9 +1618,10 @@ static void tcp_live_check_handshake(struct tcp_live *live)
 {
 	const struct tcp_live_case *c = live->c;
 	int dev_mss = tcp_live_dev_mss(live);
+	/* The first SYN left before any MTU change. */
 	struct tcp_live_values syn = {
-		.mss = c->in.connect_maxseg ?: dev_mss, .wscale = LIVE_WSCALE,
-		LIVE_AO_FROM_CLIENT,
+		.mss = c->in.connect_maxseg ?: tcp_live_mtu_mss(live, LIVE_MTU),
+		.wscale = LIVE_WSCALE, LIVE_AO_FROM_CLIENT,
 	};
 	struct tcp_live_values synack = {
 		.mss = c->in.listen_maxseg ?: dev_mss, .wscale = LIVE_WSCALE,
@@ -1619,6 +1667,39 @@ static void tcp_live_check_handshake(struct tcp_live *live)
 						    false, 1),
 				      "%s: the SYN-ACK was sent again",
 				      tcp_live_family(live));
+}
+
+/* The retransmitted SYN: the same options, the MSS of the lowered MTU. */
+static void tcp_live_check_syn_mtu_drop(struct tcp_live *live)
+{
+	struct tcp_live_values syn = {
+		.mss = tcp_live_dev_mss(live), .wscale = LIVE_WSCALE,
+	};
+
+	tcp_live_check(live, "retransmitted SYN",
+		       tcp_live_find(live, true, true, false, false, 1),
+		       live->c->out.syn, &syn);
+}
+
+/* What the client will advertise from now on is what its retransmitted
+ * SYN announced, less the TS option once TS is agreed, as
+ * tcp_rcv_synsent_state_process() takes it off; both read under the
+ * socket lock.
+ */
+static void tcp_live_check_advmss(struct tcp_live *live)
+{
+	struct sock *sk = tcp_live_tcp_sk(live->client);
+	int advmss, ts_len;
+
+	if (!sk)
+		return;		/* and tcp_live_check_mss() has failed */
+	lock_sock(sk);
+	advmss = tcp_sk(sk)->advmss;
+	ts_len = tcp_sk(sk)->rx_opt.tstamp_ok ? TCPOLEN_TSTAMP_ALIGNED : 0;
+	release_sock(sk);
+	KUNIT_EXPECT_EQ_MSG(live->test, advmss, tcp_live_dev_mss(live) - ts_len,
+			    "%s client advmss after the MTU drop, %d bytes of TS",
+			    tcp_live_family(live), ts_len);
 }
 
 #ifdef TCP_OPT_HAVE_ACCECN
@@ -2601,6 +2682,8 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 		if (!c->out.no_mss_check)
 			tcp_live_check_mss(live);
 		tcp_live_check_ends(live);
+		if (c->in.syn_retrans_mtu)
+			tcp_live_check_advmss(live);
 		live->client_key = tcp_live_mptcp_key(live->client);
 		live->server_key = tcp_live_mptcp_key(live->child);
 	}
@@ -2633,7 +2716,9 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 		const struct tcp_live_pkt *syn;
 
 		tcp_live_check_handshake(live);
-		if (c->in.drop_syns)
+		if (c->in.syn_retrans_mtu)
+			tcp_live_check_syn_mtu_drop(live);
+		else if (c->in.drop_syns)
 			tcp_live_check_syn_retrans(live);
 		if (c->in.drop_synacks)
 			tcp_live_check_synack_retrans(live);

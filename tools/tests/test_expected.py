@@ -129,14 +129,15 @@ class RealSourceTest(unittest.TestCase):
         self.assertEqual(expected.expected_cases(KUNIT_DIR),
                          live + self.names + parser)
 
-    def test_live_suite_declares_31_connections(self) -> None:
+    def test_live_suite_declares_32_connections(self) -> None:
         live = expected.case_names(
             (KUNIT_DIR / 'tcp_live_test.c').read_text())
-        self.assertEqual(len(set(live)), 31)
+        self.assertEqual(len(set(live)), 32)
         self.assertIn('live_md5_peer_offers_ts', live)
         self.assertIn('live_mptcp_sack_holes', live)
         self.assertIn('live_mptcp_signal', live)
         self.assertIn('live_accecn_synack_retrans', live)
+        self.assertIn('live_syn_retrans_mtu_drop', live)
         self.assertEqual(live[0], 'live_none')
         self.assertIn('live_md5_sack_holes', live)
 
