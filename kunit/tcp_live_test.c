@@ -49,8 +49,17 @@
 		bool (*)(struct mptcp_sock *, const struct sk_buff *,	\
 			 unsigned int, unsigned int,			\
 			 struct mptcp_addr_info *, bool *, bool *))
+/* Since net.mptcp.add_addr_v6_port_drop_ts (on by default) an IPv6
+ * ADD_ADDR with a port that has no room beside TS goes out without TS;
+ * the sysctl came with this prototype.
+ */
+#define LIVE_ADD_ADDR_DROPS_TS						\
+	__builtin_types_compatible_p(typeof(&mptcp_pm_add_addr_signal),	\
+		bool (*)(struct mptcp_sock *, int *, int,		\
+			 struct mptcp_addr_info *, bool *, bool *))
 #else
 #define LIVE_ADD_ADDR_LOST_BESIDE_DSS	0
+#define LIVE_ADD_ADDR_DROPS_TS		0
 #endif
 
 #define LIVE_PORT		8080
@@ -172,6 +181,8 @@ struct tcp_live_input {
 	 * subflow to backup and removes an address (RFC 8684 3.4, 3.3.8).
 	 */
 	bool mptcp_signal;
+	/* mptcp_signal: the ADD_ADDR carries the listener's port. */
+	bool mptcp_signal_port;
 	/* Each end announces an address while data is about to go out:
 	 * the client before its first data segment (MP_CAPABLE), the
 	 * listener before a reply; both are sent later, on pure ACKs.
@@ -199,9 +210,14 @@ struct tcp_live_expect {
 	 */
 	unsigned int est_bytes, est_bytes_accepted;
 	/* mptcp_signal, over IPv4 and IPv6: the listener's ADD_ADDR, the
-	 * client's echo of it; then the listener's MP_PRIO and RM_ADDR.
+	 * client's echo of it (NULL: the ADD_ADDR does not fit on a pure
+	 * ACK, and neither goes out); then the listener's MP_PRIO and RM_ADDR.
 	 */
 	const char *add_addr[2], *add_addr_echo[2];
+	/* Over IPv6, where LIVE_ADD_ADDR_DROPS_TS: the ADD_ADDR without
+	 * TS and its echo, for an add_addr[1] that has no room.
+	 */
+	const char *add_addr_drop_ts, *add_addr_drop_ts_echo;
 	const char *mp_prio, *rm_addr;
 	/* mptcp_pending: the client's ADD_ADDR and the listener's echo, and
 	 * the listener's reply, sent while its ADD_ADDR was pending.
@@ -513,6 +529,33 @@ static const struct tcp_live_case tcp_live_cases[] = {
 			 .add_addr_echo = {
 				"est_ts_0_sacks+mptcp_add_addr_v4_echo",
 				"est_ts_0_sacks+mptcp_add_addr_v6_echo" },
+			 .mp_prio = "est_ts_0_sacks+mptcp_dss_ack64+mptcp_mp_prio_backup",
+			 .rm_addr = "est_ts_0_sacks+mptcp_dss_ack64+mptcp_remove_addr_1" },
+	},
+	{
+		/* The same with the listener's port (RFC 8684 section 3.4.1):
+		 * 2 octets more, padded with two NOPs. Over IPv4 the ADD_ADDR
+		 * (20) fits beside TS (12); over IPv6 (32) it does not. The
+		 * path manager drops it rather than the timestamp, which goes
+		 * on every segment once agreed (RFC 7323 section 3.2), or,
+		 * since net.mptcp.add_addr_v6_port_drop_ts (default 1),
+		 * sends it without TS; the echo (24) fits beside TS.
+		 */
+		.name = "live_mptcp_signal_port",
+		.in = { .ts = 1, .sack = 1, .ws = 1, .mptcp = 1,
+			.mptcp_signal = 1, .mptcp_signal_port = 1 },
+		.out = { .syn = "mptcp_syn_mpc", .synack = "mptcp_synack_mpc",
+			 .ack = "est_ts_0_sacks+mptcp_mpc_ack",
+			 .data = "est_ts_0_sacks+mptcp_mpc_ack_data",
+			 LIVE_MPTCP_EST,
+			 .add_addr = {
+				"est_ts_0_sacks+mptcp_add_addr_v4_port_hmac" },
+			 .add_addr_echo = {
+				"est_ts_0_sacks+mptcp_add_addr_v4_port_echo" },
+			 .add_addr_drop_ts =
+				"est_nots_0_sacks+mptcp_add_addr_v6_port_hmac",
+			 .add_addr_drop_ts_echo =
+				"est_ts_0_sacks+mptcp_add_addr_v6_port_echo",
 			 .mp_prio = "est_ts_0_sacks+mptcp_dss_ack64+mptcp_mp_prio_backup",
 			 .rm_addr = "est_ts_0_sacks+mptcp_dss_ack64+mptcp_remove_addr_1" },
 	},
@@ -2282,6 +2325,23 @@ static int tcp_live_wait_mptcp(struct tcp_live *live, bool to_server,
 	return -ETIMEDOUT;
 }
 
+/* The rows of the listener's ADD_ADDR and of the client's echo over
+ * this family; NULL: it has no room on a pure ACK and is not sent.
+ */
+static void tcp_live_add_addr_rows(const struct tcp_live *live,
+				   const char **add_addr, const char **echo)
+{
+	const struct tcp_live_expect *out = &live->c->out;
+	unsigned int fam = live->family == AF_INET6;
+
+	*add_addr = out->add_addr[fam];
+	*echo = out->add_addr_echo[fam];
+	if (!*add_addr && fam && LIVE_ADD_ADDR_DROPS_TS) {
+		*add_addr = out->add_addr_drop_ts;
+		*echo = out->add_addr_drop_ts_echo;
+	}
+}
+
 /* The address the listener announces, and its own: the subflow's. */
 static void tcp_live_pm_addrs(const struct tcp_live *live,
 			      struct mptcp_addr_info *signal,
@@ -2291,6 +2351,8 @@ static void tcp_live_pm_addrs(const struct tcp_live *live,
 	memset(local, 0, sizeof(*local));
 	signal->family = live->family;
 	local->family = live->family;
+	if (live->c->in.mptcp_signal_port)
+		signal->port = htons(LIVE_PORT);
 	if (live->family == AF_INET) {
 		signal->id = LIVE_SIGNAL_ID4;
 		signal->addr.s_addr = htonl(LIVE_SIGNAL_ADDR4);
@@ -2387,11 +2449,13 @@ static int tcp_live_signal(struct tcp_live *live)
 {
 	struct mptcp_sock *msk = mptcp_sk(live->child->sk);
 	struct mptcp_addr_info signal, local;
+	const char *add_addr, *echo;
 	int err;
 
+	tcp_live_add_addr_rows(live, &add_addr, &echo);
 	tcp_live_pm_addrs(live, &signal, &local);
 	err = tcp_live_pm_announce(msk, &signal, true);
-	if (!err)
+	if (!err && add_addr)
 		err = tcp_live_wait_mptcp(live, true, LIVE_MPTCP_ADD_ADDR,
 					  true);
 	if (!err)
@@ -2512,8 +2576,36 @@ static void tcp_live_check_mptcp_mib(struct tcp_live *live)
 				    "%s: %s against the segments that carry it",
 				    tcp_live_family(live), sent[i].name);
 }
+
+/* An ADD_ADDR with no room on a pure ACK is dropped, neither sent nor
+ * kept for later (mptcp_pm_add_addr_signal()), so nothing is echoed;
+ * 6.7+ counts it.
+ */
+static void tcp_live_check_add_addr_dropped(struct tcp_live *live)
+{
+	KUNIT_EXPECT_NULL_MSG(live->test,
+			      tcp_live_find_mptcp(live, false,
+						  LIVE_MPTCP_ADD_ADDR, false),
+			      "%s: an ADD_ADDR went out that has no room",
+			      tcp_live_family(live));
+	KUNIT_EXPECT_NULL_MSG(live->test,
+			      tcp_live_find_mptcp(live, true,
+						  LIVE_MPTCP_ADD_ADDR, true),
+			      "%s: an echo of an ADD_ADDR never sent",
+			      tcp_live_family(live));
+#ifdef TCP_OPT_HAVE_TCP_KEY
+	KUNIT_EXPECT_EQ_MSG(live->test,
+			    snmp_fold_field(live->net->mib.mptcp_statistics,
+					    MPTCP_MIB_ADDADDRTXDROP), 1,
+			    "%s: AddAddrTxDrop", tcp_live_family(live));
+#endif
+}
 #else
 static void tcp_live_check_mptcp_mib(struct tcp_live *live)
+{
+}
+
+static void tcp_live_check_add_addr_dropped(struct tcp_live *live)
 {
 }
 #endif
@@ -2546,20 +2638,25 @@ static void tcp_live_check_signals(struct tcp_live *live)
 	struct tcp_live_values client = {
 		.ecn_counters = true, LIVE_AO_FROM_CLIENT,
 	};
-
 	const struct tcp_live_values reply = {
 		.ecn_counters = true, LIVE_AO_FROM_SERVER,
 		.ssn = 1, .data_len = LIVE_PING_LEN,
 	};
+	const char *add_addr, *echo;
 
-	tcp_live_check(live, "ADD_ADDR",
-		       tcp_live_find_mptcp(live, false, LIVE_MPTCP_ADD_ADDR,
-					   false),
-		       out->add_addr[fam], &server);
-	tcp_live_check(live, "ADD_ADDR echo",
-		       tcp_live_find_mptcp(live, true, LIVE_MPTCP_ADD_ADDR,
-					   true),
-		       out->add_addr_echo[fam], &client);
+	tcp_live_add_addr_rows(live, &add_addr, &echo);
+	if (add_addr) {
+		tcp_live_check(live, "ADD_ADDR",
+			       tcp_live_find_mptcp(live, false,
+						   LIVE_MPTCP_ADD_ADDR, false),
+			       add_addr, &server);
+		tcp_live_check(live, "ADD_ADDR echo",
+			       tcp_live_find_mptcp(live, true,
+						   LIVE_MPTCP_ADD_ADDR, true),
+			       echo, &client);
+	} else {
+		tcp_live_check_add_addr_dropped(live);
+	}
 	if (out->mp_prio)
 		tcp_live_check(live, "MP_PRIO",
 			       tcp_live_find_mptcp(live, false,

@@ -2662,6 +2662,14 @@ static const struct tcp_opt_mptcp_write_case tcp_opt_mptcp_write_cases[] = {
 				       0x1f90a1a2, 0xa3a4a5a6, 0xa7a80101 },
 	},
 	{
+		/* An IPv6 echo with the port: 4 + 16 + 2, two NOPs. */
+		.name = "mptcp_add_addr_v6_port_echo",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_ADD_ADDR,
+			  .addr = MPTCP_ADDR6(2, MPTCP_TEST_PORT)),
+		.size = 24, .words = { 0x1e163102, 0x20010db8, 0, 0, 1,
+				       0x1f900101 },
+	},
+	{
 		/* Section 3.4.2: length 3 + one octet per ID. */
 		.name = "mptcp_remove_addr_1",
 		MPTCP_OUT(.suboptions = OPTION_MPTCP_RM_ADDR,
