@@ -2600,8 +2600,43 @@ static void tcp_live_check_add_addr_dropped(struct tcp_live *live)
 			    "%s: AddAddrTxDrop", tcp_live_family(live));
 #endif
 }
+
+/* RFC 8684 section 3.3.4: the receive window is relative to the Data
+ * ACK. Linux keeps the right edge it announced (msk->rcv_wnd_sent, set
+ * as the writer puts a Data ACK on the wire) so that it never shrinks.
+ * Once the listener has sent a DSS (each carries a Data ACK), the edge
+ * is after what it acknowledged, by at most the largest window RFC 7323
+ * section 2.3 allows.
+ */
+static void tcp_live_check_mptcp_rwin(struct tcp_live *live)
+{
+	struct sock *sk = live->child->sk;
+	const struct tcp_live_pkt *dss;
+	u64 edge, acked;
+
+	spin_lock_bh(&live->lock);
+	dss = tcp_live_find_mptcp(live, false, LIVE_MPTCP_DSS, false);
+	spin_unlock_bh(&live->lock);
+	if (!dss)
+		return;
+	lock_sock(sk);
+	edge = atomic64_read(&mptcp_sk(sk)->rcv_wnd_sent);
+	acked = READ_ONCE(mptcp_sk(sk)->ack_seq);
+	release_sock(sk);
+	KUNIT_EXPECT_GT_MSG(live->test, edge - acked, 0ULL,
+			    "%s: the listener's right edge is not after its Data ACK",
+			    tcp_live_family(live));
+	KUNIT_EXPECT_LE_MSG(live->test, edge - acked,
+			    (u64)U16_MAX << TCP_MAX_WSCALE,
+			    "%s: the listener's right edge is past any window",
+			    tcp_live_family(live));
+}
 #else
 static void tcp_live_check_mptcp_mib(struct tcp_live *live)
+{
+}
+
+static void tcp_live_check_mptcp_rwin(struct tcp_live *live)
 {
 }
 
@@ -2779,6 +2814,8 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 		if (!c->out.no_mss_check)
 			tcp_live_check_mss(live);
 		tcp_live_check_ends(live);
+		if (c->in.mptcp)
+			tcp_live_check_mptcp_rwin(live);
 		if (c->in.syn_retrans_mtu)
 			tcp_live_check_advmss(live);
 		live->client_key = tcp_live_mptcp_key(live->client);

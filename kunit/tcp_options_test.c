@@ -2386,6 +2386,7 @@ struct tcp_opt_mptcp_write_case {
 #define MPTCP_TEST_DATA_LEN	100
 #define MPTCP_TEST_AHMAC	0xa1a2a3a4a5a6a7a8ULL
 #define MPTCP_TEST_RCVR_KEY	0x1112131415161718ULL
+#define MPTCP_TEST_FAIL_SEQ	0x2122232425262728ULL
 #define MPTCP_TEST_PORT		8080			/* 0x1f90 */
 #define MPTCP_TEST_ADDR4	0xc0000201		/* 192.0.2.1 */
 
@@ -2576,6 +2577,20 @@ static const struct tcp_opt_mptcp_write_case tcp_opt_mptcp_write_cases[] = {
 				       0x11121314, 0x15161718, 0x00640101 },
 	},
 	{
+		/* A removal after it, past the two NOPs: 24 + 4. */
+		.name = "mptcp_mpc_ack_data_remove_addr",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_MPC_ACK |
+					OPTION_MPTCP_RM_ADDR,
+			  .allow_join_id0 = 1,
+			  .sndr_key = MPTCP_TEST_LOCAL_KEY,
+			  .rcvr_key = MPTCP_TEST_RCVR_KEY,
+			  .data_len = MPTCP_TEST_DATA_LEN,
+			  .rm_list = { .ids = { 5 }, .nr = 1 }),
+		.size = 28, .words = { 0x1e160101, 0x01020304, 0x05060708,
+				       0x11121314, 0x15161718, 0x00640101,
+				       0x1e044005 },
+	},
+	{
 		/* And with checksums (A): 24, the DSS checksum of the same
 		 * pseudo-header as above.
 		 */
@@ -2732,6 +2747,31 @@ static const struct tcp_opt_mptcp_write_case tcp_opt_mptcp_write_cases[] = {
 			  .rcvr_key = MPTCP_TEST_RCVR_KEY),
 		.size = 16, .words = { 0x1e0c7000, 0x11121314, 0x15161718,
 				       0x1e048000 },
+	},
+	{
+		/* Section 3.7: length 12, the DSN of the failed data.
+		 * <mp_fail len 12>
+		 */
+		.name = "mptcp_mp_fail",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_FAIL,
+			  .fail_seq = MPTCP_TEST_FAIL_SEQ),
+		.size = 12, .words = { 0x1e0c6000, 0x21222324, 0x25262728 },
+	},
+	{
+		/* MP_FAIL after the mapping it may go with (section 3.7),
+		 * past the mapping's two NOPs: 28 + 12 = 40.
+		 */
+		.name = "mptcp_dss_ack64_map_mp_fail",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_DSS | OPTION_MPTCP_FAIL,
+			  .ext_copy = { MPTCP_DSS_MAP(MPTCP_TEST_DATA_LEN),
+					.use_ack = 1, .ack64 = 1 },
+			  .fail_seq = MPTCP_TEST_FAIL_SEQ),
+		.size = 40, .words = { 0x1e1a200f,
+				       upper_32_bits(MPTCP_TEST_ACK_SEQ),
+				       lower_32_bits(MPTCP_TEST_ACK_SEQ),
+				       0x00000001, 0x00000002, MPTCP_TEST_SSN,
+				       0x00640101, 0x1e0c6000, 0x21222324,
+				       0x25262728 },
 	},
 	{
 		/* Linux writes an address signal before a removal. */
