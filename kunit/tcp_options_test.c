@@ -2618,6 +2618,19 @@ static const struct tcp_opt_mptcp_write_case tcp_opt_mptcp_write_cases[] = {
 				       0xb8b9babb, 0xbcbdbebf, 0xc0c1c2c3 },
 	},
 	{
+		/* A removal may ride on the join's third ACK: 24 + 4. */
+		.name = "mptcp_mpj_ack_remove_addr",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_MPJ_ACK |
+					OPTION_MPTCP_RM_ADDR,
+			  .hmac = { 0xb0, 0xb1, 0xb2, 0xb3, 0xb4, 0xb5, 0xb6,
+				    0xb7, 0xb8, 0xb9, 0xba, 0xbb, 0xbc, 0xbd,
+				    0xbe, 0xbf, 0xc0, 0xc1, 0xc2, 0xc3 },
+			  .rm_list = { .ids = { 5 }, .nr = 1 }),
+		.size = 28, .words = { 0x1e181000, 0xb0b1b2b3, 0xb4b5b6b7,
+				       0xb8b9babb, 0xbcbdbebf, 0xc0c1c2c3,
+				       0x1e044005 },
+	},
+	{
 		/* Section 3.4.1: E set when there is no HMAC (an echo),
 		 * length 8. <add_addr len 8>
 		 */
