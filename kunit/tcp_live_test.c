@@ -188,6 +188,10 @@ struct tcp_live_input {
 	 * listener before a reply; both are sent later, on pure ACKs.
 	 */
 	bool mptcp_pending;
+	/* The client's path manager queues an MP_PRIO before its second
+	 * data segment, without the pure ACK it would go out on at once.
+	 */
+	bool mptcp_queued;
 };
 
 /* Unit table rows (tcp_options_test.c) the packets must look like. A
@@ -218,6 +222,7 @@ struct tcp_live_expect {
 	 * TS and its echo, for an add_addr[1] that has no room.
 	 */
 	const char *add_addr_drop_ts, *add_addr_drop_ts_echo;
+	/* mp_prio: the client's, for mptcp_queued. */
 	const char *mp_prio, *rm_addr;
 	/* mptcp_pending: the client's ADD_ADDR and the listener's echo, and
 	 * the listener's reply, sent while its ADD_ADDR was pending.
@@ -612,6 +617,22 @@ static const struct tcp_live_case tcp_live_cases[] = {
 			 .add_addr_echo = {
 				"est_nots_0_sacks+mptcp_add_addr_v4_echo",
 				"est_nots_0_sacks+mptcp_add_addr_v6_echo" } },
+	},
+	{
+		/* A change of priority waits for the next data segment when
+		 * its ACK does not go out first: the client's second carries
+		 * a DSS with a 4-octet Data ACK and a mapping (24), which with
+		 * TS (12) leaves exactly the 4 octets MP_PRIO takes (RFC 8684
+		 * section 3.3.8), so it goes on that segment.
+		 */
+		.name = "live_mptcp_queued_prio",
+		.in = { .ts = 1, .sack = 1, .ws = 1, .mptcp = 1,
+			.mptcp_queued = 1 },
+		.out = { .syn = "mptcp_syn_mpc", .synack = "mptcp_synack_mpc",
+			 .ack = "est_ts_0_sacks+mptcp_mpc_ack",
+			 .data = "est_ts_0_sacks+mptcp_mpc_ack_data",
+			 LIVE_MPTCP_EST,
+			 .mp_prio = "est_ts_0_sacks+mptcp_dss_ack32_map+mptcp_mp_prio_backup" },
 	},
 	{
 		/* AccECN SYNs lost (RFC 9768 section 3.1.4.1, commit
@@ -2508,6 +2529,29 @@ static int tcp_live_pending(struct tcp_live *live)
 					  true);
 	return err;
 }
+
+/* MP_PRIO as the path manager queues it on a subflow, the subflow's
+ * lock held, without the ACK it sends next; then the client's second
+ * data segment.
+ */
+static int tcp_live_prio_early(struct tcp_live *live)
+{
+	struct sock *ssk = tcp_live_tcp_sk(live->client);
+	struct mptcp_subflow_context *subflow = mptcp_subflow_ctx(ssk);
+	static const char ping[LIVE_PING_LEN];
+	u8 got[LIVE_PING_LEN];
+	bool slow;
+	int err;
+
+	slow = lock_sock_fast(ssk);
+	subflow->send_mp_prio = 1;
+	subflow->request_bkup = 1;
+	unlock_sock_fast(ssk, slow);
+	err = tcp_live_send(live->client, ping, sizeof(ping));
+	if (!err)
+		err = tcp_live_recv(live->child, got, sizeof(got));
+	return err;
+}
 #else
 static int tcp_live_signal(struct tcp_live *live)
 {
@@ -2520,6 +2564,11 @@ static int tcp_live_announce_early(struct tcp_live *live)
 }
 
 static int tcp_live_pending(struct tcp_live *live)
+{
+	return -EOPNOTSUPP;
+}
+
+static int tcp_live_prio_early(struct tcp_live *live)
 {
 	return -EOPNOTSUPP;
 }
@@ -2718,6 +2767,22 @@ static void tcp_live_check_signals(struct tcp_live *live)
 			       out->reply, &reply);
 }
 
+/* The client's queued MP_PRIO on its second data segment, whose mapping
+ * starts one ping in.
+ */
+static void tcp_live_check_queued(struct tcp_live *live)
+{
+	const struct tcp_live_values second = {
+		.ecn_counters = true, LIVE_AO_FROM_CLIENT,
+		.ssn = 1 + LIVE_PING_LEN,
+	};
+
+	tcp_live_check(live, "MP_PRIO",
+		       tcp_live_find_mptcp(live, true, LIVE_MPTCP_MP_PRIO,
+					   false),
+		       live->c->out.mp_prio, &second);
+}
+
 #define LIVE_ACKED_WAIT_MS	3000
 
 /* Until the ping is acknowledged: its retransmissions bring an ACK past
@@ -2827,6 +2892,8 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 		err = tcp_live_signal(live);
 	if (!err && c->in.mptcp_pending)
 		err = tcp_live_pending(live);
+	if (!err && c->in.mptcp_queued)
+		err = tcp_live_prio_early(live);
 	if (!err && c->in.holes)
 		err = tcp_live_holes(live, &seg);
 	/* TCP_AO_ADD_KEY: no such MAC algorithm in this kernel. */
@@ -2866,6 +2933,8 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 					     seg);
 		if (c->in.mptcp_signal || c->in.mptcp_pending)
 			tcp_live_check_signals(live);
+		if (c->in.mptcp_queued)
+			tcp_live_check_queued(live);
 		if (c->out.fastclose)
 			tcp_live_check_fastclose(live);
 	}
