@@ -2648,12 +2648,34 @@ static const struct tcp_opt_mptcp_write_case tcp_opt_mptcp_write_cases[] = {
 				       0xa1a2a3a4, 0xa5a6a7a8 },
 	},
 	{
+		/* MP_PRIO may follow an address signal (RFC 8684 sections
+		 * 3.4.1 and 3.3.8): 16 + 4.
+		 */
+		.name = "mptcp_add_addr_v4_hmac_mp_prio",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_ADD_ADDR |
+					OPTION_MPTCP_PRIO,
+			  .addr = MPTCP_ADDR4(1, 0),
+			  .ahmac = MPTCP_TEST_AHMAC, .backup = 1),
+		.size = 20, .words = { 0x1e103001, MPTCP_TEST_ADDR4,
+				       0xa1a2a3a4, 0xa5a6a7a8, 0x1e035101 },
+	},
+	{
 		/* The port adds 2 octets: length 10, two NOPs. */
 		.name = "mptcp_add_addr_v4_port_echo",
 		MPTCP_OUT(.suboptions = OPTION_MPTCP_ADD_ADDR,
 			  .addr = MPTCP_ADDR4(1, MPTCP_TEST_PORT)),
 		.size = 12, .words = { 0x1e0a3101, MPTCP_TEST_ADDR4,
 				       0x1f900101 },
+	},
+	{
+		/* And after the port's two NOPs: 12 + 4. */
+		.name = "mptcp_add_addr_v4_port_echo_mp_prio",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_ADD_ADDR |
+					OPTION_MPTCP_PRIO,
+			  .addr = MPTCP_ADDR4(1, MPTCP_TEST_PORT),
+			  .backup = 1),
+		.size = 16, .words = { 0x1e0a3101, MPTCP_TEST_ADDR4,
+				       0x1f900101, 0x1e035101 },
 	},
 	{
 		/* Port before the HMAC, length 18 (commit 27ab92d9996e
@@ -2665,6 +2687,16 @@ static const struct tcp_opt_mptcp_write_case tcp_opt_mptcp_write_cases[] = {
 			  .ahmac = MPTCP_TEST_AHMAC),
 		.size = 20, .words = { 0x1e123001, MPTCP_TEST_ADDR4,
 				       0x1f90a1a2, 0xa3a4a5a6, 0xa7a80101 },
+	},
+	{
+		.name = "mptcp_add_addr_v4_port_hmac_mp_prio",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_ADD_ADDR |
+					OPTION_MPTCP_PRIO,
+			  .addr = MPTCP_ADDR4(1, MPTCP_TEST_PORT),
+			  .ahmac = MPTCP_TEST_AHMAC, .backup = 1),
+		.size = 24, .words = { 0x1e123001, MPTCP_TEST_ADDR4,
+				       0x1f90a1a2, 0xa3a4a5a6, 0xa7a80101,
+				       0x1e035101 },
 	},
 	{
 		.name = "mptcp_add_addr_v6_hmac",
@@ -2727,6 +2759,15 @@ static const struct tcp_opt_mptcp_write_case tcp_opt_mptcp_write_cases[] = {
 		.size = 4, .words = { 0x1e035101 },
 	},
 	{
+		/* Linux writes a change of priority before a removal. */
+		.name = "mptcp_mp_prio_remove_addr",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_PRIO |
+					OPTION_MPTCP_RM_ADDR,
+			  .backup = 1,
+			  .rm_list = { .ids = { 5 }, .nr = 1 }),
+		.size = 8, .words = { 0x1e035101, 0x1e044005 },
+	},
+	{
 		/* Section 3.5: length 12, the receiver's key. */
 		.name = "mptcp_fastclose",
 		MPTCP_OUT(.suboptions = OPTION_MPTCP_FASTCLOSE,
@@ -2769,6 +2810,17 @@ static const struct tcp_opt_mptcp_write_case tcp_opt_mptcp_write_cases[] = {
 		MPTCP_OUT(.suboptions = OPTION_MPTCP_FAIL,
 			  .fail_seq = MPTCP_TEST_FAIL_SEQ),
 		.size = 12, .words = { 0x1e0c6000, 0x21222324, 0x25262728 },
+	},
+	{
+		/* The reset that may carry it (section 3.7), for middlebox
+		 * interference, reason 6 (section 3.6): 12 + 4.
+		 */
+		.name = "mptcp_mp_fail_tcprst",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_FAIL | OPTION_MPTCP_RST,
+			  .fail_seq = MPTCP_TEST_FAIL_SEQ,
+			  .reset_reason = 6),
+		.size = 16, .words = { 0x1e0c6000, 0x21222324, 0x25262728,
+				       0x1e048006 },
 	},
 	{
 		/* MP_FAIL after the mapping it may go with (section 3.7),
