@@ -2737,6 +2737,20 @@ static const struct tcp_opt_mptcp_write_case tcp_opt_mptcp_write_cases[] = {
 		.size = 4, .words = { 0x1e044005 },
 	},
 	{
+		/* Two IDs: the second, then three NOPs. */
+		.name = "mptcp_remove_addr_2",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_RM_ADDR,
+			  .rm_list = { .ids = { 5, 6 }, .nr = 2 }),
+		.size = 8, .words = { 0x1e054005, 0x06010101 },
+	},
+	{
+		/* Five: the last four fill the second word. */
+		.name = "mptcp_remove_addr_5",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_RM_ADDR,
+			  .rm_list = { .ids = { 1, 2, 3, 4, 5 }, .nr = 5 }),
+		.size = 8, .words = { 0x1e084001, 0x02030405 },
+	},
+	{
 		.name = "mptcp_remove_addr_3",
 		MPTCP_OUT(.suboptions = OPTION_MPTCP_RM_ADDR,
 			  .rm_list = { .ids = { 5, 6, 7 }, .nr = 3 }),
@@ -2874,12 +2888,20 @@ static void tcp_opt_mptcp_write_test(struct kunit *test)
 	    c->mptcp.suboptions & OPTION_MPTCP_ADD_ADDR &&
 	    !IS_ENABLED(CONFIG_MPTCP_IPV6))
 		tcp_opt_skip(test, "needs CONFIG_MPTCP_IPV6");
-	/* MP_PRIO and MP_FAIL clear their send flags in the subflow. */
 	tcp_opt_setup(test, env, &in);
+	/* Both queued: each goes out once, on the segment that carries it. */
+	env->subflow->send_mp_prio = 1;
+	env->subflow->send_mp_fail = 1;
 	tcp_opt_write_alone(env, &opts);
 	tcp_opt_check_written_words(test, c->name, c->words, c->size, &want);
 	KUNIT_EXPECT_EQ_MSG(test, want.mptcp_off, (int)sizeof(struct tcphdr),
 			    "case %s: table: MPTCP first", c->name);
+	KUNIT_EXPECT_EQ_MSG(test, (bool)env->subflow->send_mp_prio,
+			    !(c->mptcp.suboptions & OPTION_MPTCP_PRIO),
+			    "case %s: MP_PRIO queued after it", c->name);
+	KUNIT_EXPECT_EQ_MSG(test, (bool)env->subflow->send_mp_fail,
+			    !(c->mptcp.suboptions & OPTION_MPTCP_FAIL),
+			    "case %s: MP_FAIL queued after it", c->name);
 #else
 	tcp_opt_skip(test, "needs CONFIG_MPTCP");
 #endif

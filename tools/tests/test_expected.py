@@ -98,14 +98,14 @@ class RealSourceTest(unittest.TestCase):
         cls.names = expected.case_names(
             (KUNIT_DIR / 'tcp_options_test.c').read_text())
 
-    def test_declares_255_unique_cases(self) -> None:
+    def test_declares_257_unique_cases(self) -> None:
         # Table rows (MD5's SYN-ACK to a peer without WS the newest),
         # plain cases (AccECN's D-SACK record the newest) and
         # sweep groups; 14 of the rows TCP-AO,
-        # 19 the MSS from a path MTU, 13 MPTCP layouts and 41 MPTCP
+        # 19 the MSS from a path MTU, 13 MPTCP layouts and 43 MPTCP
         # writer rows, 15 MPTCP sweep groups.
-        self.assertEqual(len(self.names), 255)
-        self.assertEqual(len(set(self.names)), 255)
+        self.assertEqual(len(self.names), 257)
+        self.assertEqual(len(set(self.names)), 257)
         self.assertIn('mss_md5_key_deleted', self.names)
 
     def test_sweep_groups_are_cases(self) -> None:
