@@ -2537,12 +2537,15 @@ static int tcp_live_pending(struct tcp_live *live)
 static int tcp_live_prio_early(struct tcp_live *live)
 {
 	struct sock *ssk = tcp_live_tcp_sk(live->client);
-	struct mptcp_subflow_context *subflow = mptcp_subflow_ctx(ssk);
 	static const char ping[LIVE_PING_LEN];
+	struct mptcp_subflow_context *subflow;
 	u8 got[LIVE_PING_LEN];
 	bool slow;
 	int err;
 
+	if (!ssk)
+		return -ENOENT;
+	subflow = mptcp_subflow_ctx(ssk);
 	slow = lock_sock_fast(ssk);
 	subflow->send_mp_prio = 1;
 	subflow->request_bkup = 1;
