@@ -2385,6 +2385,10 @@ struct tcp_opt_mptcp_write_case {
 #define MPTCP_TEST_SSN		3
 #define MPTCP_TEST_DATA_LEN	100
 #define MPTCP_TEST_AHMAC	0xa1a2a3a4a5a6a7a8ULL
+/* MP_JOIN's third ACK: the full 160-bit HMAC (section 3.2). */
+#define MPTCP_TEST_HMAC	{ 0xb0, 0xb1, 0xb2, 0xb3, 0xb4, 0xb5, 0xb6, 0xb7, \
+			  0xb8, 0xb9, 0xba, 0xbb, 0xbc, 0xbd, 0xbe, 0xbf, \
+			  0xc0, 0xc1, 0xc2, 0xc3 }
 #define MPTCP_TEST_RCVR_KEY	0x1112131415161718ULL
 #define MPTCP_TEST_FAIL_SEQ	0x2122232425262728ULL
 #define MPTCP_TEST_PORT		8080			/* 0x1f90 */
@@ -2611,9 +2615,7 @@ static const struct tcp_opt_mptcp_write_case tcp_opt_mptcp_write_cases[] = {
 		 */
 		.name = "mptcp_mpj_ack",
 		MPTCP_OUT(.suboptions = OPTION_MPTCP_MPJ_ACK,
-			  .hmac = { 0xb0, 0xb1, 0xb2, 0xb3, 0xb4, 0xb5, 0xb6,
-				    0xb7, 0xb8, 0xb9, 0xba, 0xbb, 0xbc, 0xbd,
-				    0xbe, 0xbf, 0xc0, 0xc1, 0xc2, 0xc3 }),
+			  .hmac = MPTCP_TEST_HMAC),
 		.size = 24, .words = { 0x1e181000, 0xb0b1b2b3, 0xb4b5b6b7,
 				       0xb8b9babb, 0xbcbdbebf, 0xc0c1c2c3 },
 	},
@@ -2622,9 +2624,7 @@ static const struct tcp_opt_mptcp_write_case tcp_opt_mptcp_write_cases[] = {
 		.name = "mptcp_mpj_ack_remove_addr",
 		MPTCP_OUT(.suboptions = OPTION_MPTCP_MPJ_ACK |
 					OPTION_MPTCP_RM_ADDR,
-			  .hmac = { 0xb0, 0xb1, 0xb2, 0xb3, 0xb4, 0xb5, 0xb6,
-				    0xb7, 0xb8, 0xb9, 0xba, 0xbb, 0xbc, 0xbd,
-				    0xbe, 0xbf, 0xc0, 0xc1, 0xc2, 0xc3 },
+			  .hmac = MPTCP_TEST_HMAC,
 			  .rm_list = { .ids = { 5 }, .nr = 1 }),
 		.size = 28, .words = { 0x1e181000, 0xb0b1b2b3, 0xb4b5b6b7,
 				       0xb8b9babb, 0xbcbdbebf, 0xc0c1c2c3,
