@@ -132,6 +132,7 @@
 #define LIVE_DSS_ACK64		0x02	/* Data ACK is 8 octets */
 #define LIVE_DSS_MAP		0x04	/* a mapping is present */
 #define LIVE_DSS_DSN64		0x08	/* its DSN is 8 octets */
+#define LIVE_DSS_DATA_FIN	0x10	/* F: the mapping ends in DATA_FIN */
 #define LIVE_AO_FROM_CLIENT	.ao_keyid = LIVE_AO_CLIENT_ID, \
 				.ao_rnext = LIVE_AO_SERVER_ID
 #define LIVE_AO_FROM_SERVER	.ao_keyid = LIVE_AO_SERVER_ID, \
@@ -192,6 +193,14 @@ struct tcp_live_input {
 	 * data segment, without the pure ACK it would go out on at once.
 	 */
 	bool mptcp_queued;
+	/* mptcp: one end is a TCP socket, and the MPTCP end falls back to
+	 * TCP (RFC 8684 section 3.7): the listener's, or the client's.
+	 */
+	bool tcp_listener, tcp_client;
+	/* The client shuts down its sending side before the case closes
+	 * the connection: its DATA_FIN (RFC 8684 section 3.3.3).
+	 */
+	bool mptcp_data_fin;
 };
 
 /* Unit table rows (tcp_options_test.c) the packets must look like. A
@@ -224,6 +233,8 @@ struct tcp_live_expect {
 	const char *add_addr_drop_ts, *add_addr_drop_ts_echo;
 	/* mp_prio: the client's, for mptcp_queued. */
 	const char *mp_prio, *rm_addr;
+	/* mptcp_data_fin: the client's DATA_FIN. */
+	const char *data_fin;
 	/* mptcp_pending: the client's ADD_ADDR and the listener's echo, and
 	 * the listener's reply, sent while its ADD_ADDR was pending.
 	 */
@@ -633,6 +644,42 @@ static const struct tcp_live_case tcp_live_cases[] = {
 			 .data = "est_ts_0_sacks+mptcp_mpc_ack_data",
 			 LIVE_MPTCP_EST,
 			 .mp_prio = "est_ts_0_sacks+mptcp_dss_ack32_map+mptcp_mp_prio_backup" },
+	},
+	{
+		/* A graceful close (RFC 8684 section 3.3.3): the client's
+		 * DATA_FIN goes on a pure ACK, a DSS with its 4-octet Data
+		 * ACK and an 8-octet DSN (22, two NOPs), and TS.
+		 */
+		.name = "live_mptcp_data_fin",
+		.in = { .ts = 1, .sack = 1, .ws = 1, .mptcp = 1,
+			.mptcp_data_fin = 1 },
+		.out = { .syn = "mptcp_syn_mpc", .synack = "mptcp_synack_mpc",
+			 .ack = "est_ts_0_sacks+mptcp_mpc_ack",
+			 .data = "est_ts_0_sacks+mptcp_mpc_ack_data",
+			 LIVE_MPTCP_EST,
+			 .data_fin = "est_ts_0_sacks+mptcp_dss_ack32_data_fin" },
+	},
+	{
+		/* An MPTCP client at a TCP listener (RFC 8684 section 3.7):
+		 * a SYN-ACK without MP_CAPABLE, and the client falls back to
+		 * TCP, with no MPTCP option from its third ACK on.
+		 */
+		.name = "live_mptcp_tcp_listener",
+		.in = { .ts = 1, .sack = 1, .ws = 1, .mptcp = 1,
+			.tcp_listener = 1 },
+		.out = { .syn = "mptcp_syn_mpc", .synack = "synack_ts_sack_ws",
+			 .ack = "est_ts_0_sacks", .est_bytes = 12 },
+	},
+	{
+		/* A TCP client at an MPTCP listener: a SYN without
+		 * MP_CAPABLE gets a SYN-ACK without any MPTCP option.
+		 */
+		.name = "live_mptcp_tcp_client",
+		.in = { .ts = 1, .sack = 1, .ws = 1, .mptcp = 1,
+			.tcp_client = 1 },
+		.out = { .syn = "syn_ts_sack_ws_mss1460_ws7",
+			 .synack = "synack_ts_sack_ws", .ack = "est_ts_0_sacks",
+			 .est_bytes = 12 },
 	},
 	{
 		/* AccECN SYNs lost (RFC 9768 section 3.1.4.1, commit
@@ -1161,9 +1208,17 @@ static int tcp_live_ao_key(struct tcp_live *live, struct socket *sock,
 #endif
 }
 
+/* Whether this end is an MPTCP socket. */
+static bool tcp_live_end_is_mptcp(const struct tcp_live_input *in,
+				  bool server)
+{
+	return in->mptcp && !(server ? in->tcp_listener : in->tcp_client);
+}
+
 static int tcp_live_socket(struct tcp_live *live, struct socket **sock,
 			   bool server)
 {
+	bool mptcp = tcp_live_end_is_mptcp(&live->c->in, server);
 	int err;
 
 	/* MPTCP sockets as user space's are: an in-kernel msk shares its
@@ -1172,8 +1227,7 @@ static int tcp_live_socket(struct tcp_live *live, struct socket **sock,
 	 * (docs/bugs.md of the harness); TCP sockets are kernel sockets.
 	 */
 	err = __sock_create(live->net, live->family, SOCK_STREAM,
-			    live->c->in.mptcp ? IPPROTO_MPTCP : IPPROTO_TCP,
-			    sock, !live->c->in.mptcp);
+			    mptcp ? IPPROTO_MPTCP : IPPROTO_TCP, sock, !mptcp);
 	if (err)
 		return err;
 	(*sock)->sk->sk_rcvtimeo = LIVE_TIMEOUT;
@@ -1265,7 +1319,7 @@ static int tcp_live_listen(struct tcp_live *live)
 				  live->addrlen);
 	if (!err)
 		err = kernel_listen(live->listener, 8);
-	if (!err && in->mptcp) {
+	if (!err && tcp_live_end_is_mptcp(in, true)) {
 		struct sock *ssk = tcp_live_tcp_sk(live->listener);
 
 		live->sub_prot = ssk ? ssk->sk_prot : NULL;
@@ -2285,8 +2339,9 @@ static int tcp_live_holes(struct tcp_live *live, u32 *seg)
 /* Whether the options after @th hold an MPTCP suboption @subtype; for
  * ADD_ADDR, an echo if @echo, a signal otherwise.
  */
-static bool tcp_live_has_mptcp(const struct tcphdr *th, unsigned int optlen,
-			       u8 subtype, bool echo)
+/* The first MPTCP option of @subtype in a segment's options, or NULL. */
+static const u8 *tcp_live_mptcp_opt(const struct tcphdr *th,
+				    unsigned int optlen, u8 subtype)
 {
 	const u8 *o = (const u8 *)(th + 1);
 	unsigned int off = 0;
@@ -2297,15 +2352,22 @@ static bool tcp_live_has_mptcp(const struct tcphdr *th, unsigned int optlen,
 			continue;
 		}
 		if (o[off + 1] < 2)
-			return false;
+			return NULL;
 		if (o[off] == TCPOPT_MPTCP && o[off + 1] >= 3 &&
-		    off + 2 < optlen && o[off + 2] >> 4 == subtype &&
-		    (subtype != LIVE_MPTCP_ADD_ADDR ||
-		     !!(o[off + 2] & LIVE_ADD_ADDR_ECHO) == echo))
-			return true;
+		    off + 2 < optlen && o[off + 2] >> 4 == subtype)
+			return o + off;
 		off += o[off + 1];
 	}
-	return false;
+	return NULL;
+}
+
+static bool tcp_live_has_mptcp(const struct tcphdr *th, unsigned int optlen,
+			       u8 subtype, bool echo)
+{
+	const u8 *opt = tcp_live_mptcp_opt(th, optlen, subtype);
+
+	return opt && (subtype != LIVE_MPTCP_ADD_ADDR ||
+		       !!(opt[2] & LIVE_ADD_ADDR_ECHO) == echo);
 }
 
 /* The first segment in this direction that carries MPTCP @subtype. */
@@ -2320,6 +2382,23 @@ static const struct tcp_live_pkt *tcp_live_find_mptcp(struct tcp_live *live,
 		if (tcp_live_view(p, &v) && v.to_server == to_server &&
 		    !v.th->syn &&
 		    tcp_live_has_mptcp(v.th, v.optlen, subtype, echo))
+			return p;
+	}
+	return NULL;
+}
+
+/* The client's first segment whose DSS carries DATA_FIN. */
+static const struct tcp_live_pkt *tcp_live_find_data_fin(struct tcp_live *live)
+{
+	const struct tcp_live_pkt *p;
+	struct tcp_live_view v;
+	const u8 *dss;
+
+	list_for_each_entry(p, &live->pkts, list) {
+		if (!tcp_live_view(p, &v) || !v.to_server)
+			continue;
+		dss = tcp_live_mptcp_opt(v.th, v.optlen, LIVE_MPTCP_DSS);
+		if (dss && dss[1] >= 4 && dss[3] & LIVE_DSS_DATA_FIN)
 			return p;
 	}
 	return NULL;
@@ -2683,12 +2762,43 @@ static void tcp_live_check_mptcp_rwin(struct tcp_live *live)
 			    "%s: the listener's right edge is past any window",
 			    tcp_live_family(live));
 }
+
+/* A client fallen back to TCP still records the window its subflow last
+ * advertised, which mptcp_cleanup_rbuf() compares with before it sends a
+ * window update; both read under the subflow's lock.
+ */
+static void tcp_live_check_fallback_rwin(struct tcp_live *live)
+{
+	struct mptcp_sock *msk = mptcp_sk(live->client->sk);
+	struct sock *ssk = tcp_live_tcp_sk(live->client);
+	bool fallback;
+	int recorded;
+	u32 rcv_wnd;
+
+	if (!ssk)
+		return;		/* and tcp_live_check_mss() has failed */
+	lock_sock(ssk);
+	fallback = __mptcp_check_fallback(msk);
+	recorded = READ_ONCE(msk->old_wspace);
+	rcv_wnd = tcp_sk(ssk)->rcv_wnd;
+	release_sock(ssk);
+	KUNIT_EXPECT_TRUE_MSG(live->test, fallback,
+			      "%s: the client did not fall back to TCP",
+			      tcp_live_family(live));
+	KUNIT_EXPECT_EQ_MSG(live->test, recorded, (int)rcv_wnd,
+			    "%s: the client records a window of %d, its subflow advertised %u",
+			    tcp_live_family(live), recorded, rcv_wnd);
+}
 #else
 static void tcp_live_check_mptcp_mib(struct tcp_live *live)
 {
 }
 
 static void tcp_live_check_mptcp_rwin(struct tcp_live *live)
+{
+}
+
+static void tcp_live_check_fallback_rwin(struct tcp_live *live)
 {
 }
 
@@ -2784,6 +2894,35 @@ static void tcp_live_check_queued(struct tcp_live *live)
 		       tcp_live_find_mptcp(live, true, LIVE_MPTCP_MP_PRIO,
 					   false),
 		       live->c->out.mp_prio, &second);
+}
+
+/* The client's DATA_FIN on a segment without data: subflow sequence
+ * number 0 and a Data-Level Length of 1 (RFC 8684 section 3.3.3).
+ */
+static void tcp_live_check_data_fin(struct tcp_live *live)
+{
+	const struct tcp_live_values fin = {
+		.ecn_counters = true, LIVE_AO_FROM_CLIENT, .data_len = 1,
+	};
+
+	tcp_live_check(live, "DATA_FIN", tcp_live_find_data_fin(live),
+		       live->c->out.data_fin, &fin);
+}
+
+/* The client shuts down its sending side; the listener reads the end
+ * of the stream once the DATA_FIN is in.
+ */
+static int tcp_live_shutdown(struct tcp_live *live)
+{
+	u8 byte;
+	struct kvec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = { };
+	int ret;
+
+	ret = kernel_sock_shutdown(live->client, SHUT_WR);
+	if (!ret)
+		ret = kernel_recvmsg(live->child, &msg, &iov, 1, 1, 0);
+	return ret > 0 ? -EIO : ret;
 }
 
 #define LIVE_ACKED_WAIT_MS	3000
@@ -2882,7 +3021,9 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 		if (!c->out.no_mss_check)
 			tcp_live_check_mss(live);
 		tcp_live_check_ends(live);
-		if (c->in.mptcp)
+		if (c->in.tcp_listener)
+			tcp_live_check_fallback_rwin(live);
+		else if (c->in.mptcp && !c->in.tcp_client)
 			tcp_live_check_mptcp_rwin(live);
 		if (c->in.syn_retrans_mtu)
 			tcp_live_check_advmss(live);
@@ -2897,6 +3038,8 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 		err = tcp_live_pending(live);
 	if (!err && c->in.mptcp_queued)
 		err = tcp_live_prio_early(live);
+	if (!err && c->in.mptcp_data_fin)
+		err = tcp_live_shutdown(live);
 	if (!err && c->in.holes)
 		err = tcp_live_holes(live, &seg);
 	/* TCP_AO_ADD_KEY: no such MAC algorithm in this kernel. */
@@ -2938,6 +3081,8 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 			tcp_live_check_signals(live);
 		if (c->in.mptcp_queued)
 			tcp_live_check_queued(live);
+		if (c->in.mptcp_data_fin)
+			tcp_live_check_data_fin(live);
 		if (c->out.fastclose)
 			tcp_live_check_fastclose(live);
 	}

@@ -2472,6 +2472,23 @@ static const struct tcp_opt_mptcp_write_case tcp_opt_mptcp_write_cases[] = {
 				       0x0064ff95 },
 	},
 	{
+		/* Section 3.3.3: a DATA_FIN on a segment without data maps
+		 * subflow sequence number 0 and Data-Level Length 1; with a
+		 * 4-octet Data ACK: F, m, M and A, 22, then two NOPs.
+		 * <dss len 22,nop,nop>
+		 */
+		.name = "mptcp_dss_ack32_data_fin",
+		MPTCP_OUT(.suboptions = OPTION_MPTCP_DSS,
+			  .ext_copy = { .use_map = 1, .dsn64 = 1,
+					.data_seq = MPTCP_TEST_DSN,
+					.subflow_seq = 0, .data_len = 1,
+					.use_ack = 1, .data_fin = 1 }),
+		.size = 24, .words = { 0x1e16201d,
+				       lower_32_bits(MPTCP_TEST_ACK_SEQ),
+				       0x00000001, 0x00000002, 0x00000000,
+				       0x00010101 },
+	},
+	{
 		/* An 8-octet Data ACK and a mapping: 4 + 8 + 14 = 26, then
 		 * two NOPs. <dss len 26,nop,nop>
 		 */

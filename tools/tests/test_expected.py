@@ -98,14 +98,14 @@ class RealSourceTest(unittest.TestCase):
         cls.names = expected.case_names(
             (KUNIT_DIR / 'tcp_options_test.c').read_text())
 
-    def test_declares_257_unique_cases(self) -> None:
+    def test_declares_258_unique_cases(self) -> None:
         # Table rows (MD5's SYN-ACK to a peer without WS the newest),
         # plain cases (AccECN's D-SACK record the newest) and
         # sweep groups; 14 of the rows TCP-AO,
-        # 19 the MSS from a path MTU, 13 MPTCP layouts and 43 MPTCP
+        # 19 the MSS from a path MTU, 13 MPTCP layouts and 44 MPTCP
         # writer rows, 15 MPTCP sweep groups.
-        self.assertEqual(len(self.names), 257)
-        self.assertEqual(len(set(self.names)), 257)
+        self.assertEqual(len(self.names), 258)
+        self.assertEqual(len(set(self.names)), 258)
         self.assertIn('mss_md5_key_deleted', self.names)
 
     def test_sweep_groups_are_cases(self) -> None:
@@ -129,13 +129,14 @@ class RealSourceTest(unittest.TestCase):
         self.assertEqual(expected.expected_cases(KUNIT_DIR),
                          live + self.names + parser)
 
-    def test_live_suite_declares_34_connections(self) -> None:
+    def test_live_suite_declares_37_connections(self) -> None:
         live = expected.case_names(
             (KUNIT_DIR / 'tcp_live_test.c').read_text())
-        self.assertEqual(len(set(live)), 34)
+        self.assertEqual(len(set(live)), 37)
         self.assertIn('live_md5_peer_offers_ts', live)
         self.assertIn('live_mptcp_sack_holes', live)
         self.assertIn('live_mptcp_signal', live)
+        self.assertIn('live_mptcp_tcp_client', live)
         self.assertIn('live_accecn_synack_retrans', live)
         self.assertIn('live_syn_retrans_mtu_drop', live)
         self.assertEqual(live[0], 'live_none')
