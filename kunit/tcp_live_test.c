@@ -112,6 +112,11 @@
 #define LIVE_SIGNAL_ID6		2
 #define LIVE_REMOVE_ID		5
 #define LIVE_SIGNAL_WAIT_MS	2000
+/* SYN retransmissions with MP_CAPABLE before an MPTCP client falls back
+ * to TCP: net.mptcp.syn_retrans_before_tcp_fallback's default
+ * (Documentation/networking/mptcp-sysctl.rst), fixed on 6.12.
+ */
+#define LIVE_MPC_SYN_RETRANS	2
 /* A close with linger 0 is MPTCP's fast close: the subflow's RST carries
  * MP_FASTCLOSE and MP_TCPRST with reason 0, unspecified (section 3.6).
  */
@@ -246,6 +251,8 @@ struct tcp_live_expect {
 	const char *fastclose;
 	/* drop_synacks: the retransmitted SYN-ACK. */
 	const char *synack_retrans;
+	/* drop_syns, MPTCP: the SYN after those with MP_CAPABLE. */
+	const char *syn_fallback;
 	/* drop_acks: the listener's ACKs of the ping's first and second
 	 * duplicates, each with a D-SACK of it (RFC 2883).
 	 */
@@ -658,6 +665,20 @@ static const struct tcp_live_case tcp_live_cases[] = {
 			 .data = "est_ts_0_sacks+mptcp_mpc_ack_data",
 			 LIVE_MPTCP_EST,
 			 .data_fin = "est_ts_0_sacks+mptcp_dss_ack32_data_fin" },
+	},
+	{
+		/* An MPTCP client whose SYN and two retransmissions are lost
+		 * (RFC 8684 section 3.7 leaves the fallback to the host):
+		 * the next SYN goes without MP_CAPABLE, and the connection
+		 * is TCP.
+		 */
+		.name = "live_mptcp_syn_drops",
+		.in = { .ts = 1, .sack = 1, .ws = 1, .mptcp = 1,
+			.drop_syns = LIVE_MPC_SYN_RETRANS + 1 },
+		.out = { .syn = "mptcp_syn_mpc",
+			 .syn_fallback = "syn_ts_sack_ws_mss1460_ws7",
+			 .synack = "synack_ts_sack_ws", .ack = "est_ts_0_sacks",
+			 .est_bytes = 12 },
 	},
 	{
 		/* An MPTCP client at a TCP listener (RFC 8684 section 3.7):
@@ -1785,6 +1806,28 @@ static void tcp_live_check_handshake(struct tcp_live *live)
 						    false, 1),
 				      "%s: the SYN-ACK was sent again",
 				      tcp_live_family(live));
+}
+
+/* An MPTCP client's SYNs: MP_CAPABLE on the first and on its first
+ * LIVE_MPC_SYN_RETRANS retransmissions, none on the next.
+ */
+static void tcp_live_check_mpc_syn_drops(struct tcp_live *live)
+{
+	const struct tcp_live_expect *out = &live->c->out;
+	struct tcp_live_values syn = {
+		.mss = tcp_live_dev_mss(live), .wscale = LIVE_WSCALE,
+	};
+	char what[32];
+	unsigned int n;
+
+	for (n = 0; n <= live->c->in.drop_syns; n++) {
+		snprintf(what, sizeof(what), "SYN %u", n);
+		tcp_live_check(live, what,
+			       tcp_live_find(live, true, true, false, false, n),
+			       n <= LIVE_MPC_SYN_RETRANS ? out->syn :
+							   out->syn_fallback,
+			       &syn);
+	}
 }
 
 /* The retransmitted SYN: the same options, the MSS of the lowered MTU. */
@@ -3021,7 +3064,7 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 		if (!c->out.no_mss_check)
 			tcp_live_check_mss(live);
 		tcp_live_check_ends(live);
-		if (c->in.tcp_listener)
+		if (c->in.tcp_listener || c->out.syn_fallback)
 			tcp_live_check_fallback_rwin(live);
 		else if (c->in.mptcp && !c->in.tcp_client)
 			tcp_live_check_mptcp_rwin(live);
@@ -3065,6 +3108,8 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 		tcp_live_check_handshake(live);
 		if (c->in.syn_retrans_mtu)
 			tcp_live_check_syn_mtu_drop(live);
+		else if (c->out.syn_fallback)
+			tcp_live_check_mpc_syn_drops(live);
 		else if (c->in.drop_syns)
 			tcp_live_check_syn_retrans(live);
 		if (c->in.drop_synacks)
@@ -3115,6 +3160,10 @@ static void tcp_live_test(struct kunit *test)
 #endif
 	if (c->in.mptcp && !IS_ENABLED(CONFIG_MPTCP))
 		tcp_opt_skip(test, "needs CONFIG_MPTCP");
+#ifndef TCP_OPT_HAVE_MPTCP_MPC_DROP
+	if (c->out.syn_fallback)
+		tcp_opt_skip(test, "needs MPTCP's fallback after lost SYNs (6.12+)");
+#endif
 	/* Without TS the room is there, and the ADD_ADDR would be lost. */
 	if (c->in.mptcp_pending && !c->in.ts && LIVE_ADD_ADDR_LOST_BESIDE_DSS)
 		tcp_opt_skip(test, "needs commit bd34fa025726 (mptcp: add-addr: always drop other suboptions)");

@@ -65,6 +65,15 @@
 #define TCP_OPT_HAVE_MPTCP_PM_OPS	1
 #endif
 
+/* Since 6.12 an MPTCP client whose SYNs with MP_CAPABLE are lost falls
+ * back to TCP ("mptcp: fallback to TCP after SYN+MPC drops"), with no
+ * macro of its own; device memory TCP's socket options came in the same
+ * release.
+ */
+#ifdef SO_DEVMEM_DONTNEED
+#define TCP_OPT_HAVE_MPTCP_MPC_DROP	1
+#endif
+
 /* Compare @len option bytes. KUNIT_EXPECT_MEMEQ() appeared in 6.2; older
  * trees get a memcmp() that prints both buffers the same way.
  */
