@@ -99,6 +99,7 @@
 #define LIVE_MPTCP_ADD_ADDR	3
 #define LIVE_MPTCP_RM_ADDR	4
 #define LIVE_MPTCP_MP_PRIO	5
+#define LIVE_MPTCP_MP_FAIL	6
 #define LIVE_MPTCP_MP_FASTCLOSE	7
 #define LIVE_MPTCP_MP_TCPRST	8
 #define LIVE_ADD_ADDR_ECHO	0x01	/* E: an echo, no HMAC (3.4.1) */
@@ -206,6 +207,11 @@ struct tcp_live_input {
 	 * the connection: its DATA_FIN (RFC 8684 section 3.3.3).
 	 */
 	bool mptcp_data_fin;
+	/* mptcp_csum: the client's second data segment, its first with a
+	 * DSS mapping, has a byte flipped on the way and its TCP checksum
+	 * kept right, so that only MPTCP's data checksum fails.
+	 */
+	bool mptcp_csum_fail;
 };
 
 /* Unit table rows (tcp_options_test.c) the packets must look like. A
@@ -240,6 +246,8 @@ struct tcp_live_expect {
 	const char *mp_prio, *rm_addr;
 	/* mptcp_data_fin: the client's DATA_FIN. */
 	const char *data_fin;
+	/* mptcp_csum_fail: the listener's MP_FAIL. */
+	const char *mp_fail;
 	/* mptcp_pending: the client's ADD_ADDR and the listener's echo, and
 	 * the listener's reply, sent while its ADD_ADDR was pending.
 	 */
@@ -667,6 +675,22 @@ static const struct tcp_live_case tcp_live_cases[] = {
 			 .data_fin = "est_ts_0_sacks+mptcp_dss_ack32_data_fin" },
 	},
 	{
+		/* A checksum that fails after one that passed (RFC 8684
+		 * section 3.7): the listener acks the corrupted segment with
+		 * its DSS (an 8-octet Data ACK, 12) and MP_FAIL (12), beside
+		 * TS.
+		 */
+		.name = "live_mptcp_csum_fail",
+		.in = { .ts = 1, .sack = 1, .ws = 1, .mptcp = 1,
+			.mptcp_csum = 1, .mptcp_csum_fail = 1 },
+		.out = { .syn = "syn_ts_sack_ws_mss1460_ws7+mptcp_mpc_syn_csum",
+			 .synack = "synack_ts_sack_ws+mptcp_mpc_synack_csum",
+			 .ack = "est_ts_0_sacks+mptcp_mpc_ack_csum",
+			 .data = "est_ts_0_sacks+mptcp_mpc_ack_data_csum",
+			 .est_bytes = 12 + 24, .est_bytes_accepted = 12 + 28,
+			 .mp_fail = "est_ts_0_sacks+mptcp_dss_ack64+mptcp_mp_fail" },
+	},
+	{
 		/* An MPTCP client whose SYN and two retransmissions are lost
 		 * (RFC 8684 section 3.7 leaves the fallback to the host):
 		 * the next SYN goes without MP_CAPABLE, and the connection
@@ -810,6 +834,7 @@ struct tcp_live {
 	u32 isn, seg;
 	unsigned long dropped;
 	atomic_t syns_dropped, synacks_dropped, acks_dropped;
+	atomic_t corrupted;	/* mptcp_csum_fail: the hook has flipped */
 	/* tcp_clock_ns() before the first SYN and before TCP_TIMESTAMP,
 	 * and the number of packets captured by then.
 	 */
@@ -1036,6 +1061,40 @@ static unsigned int tcp_live_strip_accecn(struct sk_buff *skb,
 }
 #endif
 
+static const u8 *tcp_live_mptcp_opt(const struct tcphdr *th,
+				    unsigned int optlen, u8 subtype);
+
+/* Whether MPTCP option @dss is a DSS with a mapping. */
+static bool tcp_live_dss_maps(const u8 *dss)
+{
+	return dss && dss[1] >= 4 && dss[3] & LIVE_DSS_MAP;
+}
+
+/* The first payload byte of the client's first segment with a DSS
+ * mapping flipped, once, and the TCP checksum kept right.
+ */
+static unsigned int tcp_live_corrupt_mapping(struct tcp_live *live,
+					     struct sk_buff *skb,
+					     unsigned int thoff)
+{
+	struct tcphdr *th = tcp_live_writable_th(skb, thoff);
+	unsigned int hdrlen;
+
+	if (!th)
+		return NF_DROP;
+	hdrlen = th->doff * 4;
+	if (!tcp_live_dss_maps(tcp_live_mptcp_opt(th, hdrlen - sizeof(*th),
+						  LIVE_MPTCP_DSS)) ||
+	    atomic_xchg(&live->corrupted, 1))
+		return NF_ACCEPT;
+	/* tcp_live_set_byte() rewrites the 16-bit word the byte is in. */
+	if (skb_ensure_writable(skb, thoff + hdrlen + 2))
+		return NF_DROP;
+	th = (struct tcphdr *)(skb_network_header(skb) + thoff);
+	tcp_live_set_byte(skb, th, hdrlen, ((u8 *)th)[hdrlen] ^ 0xff);
+	return NF_ACCEPT;
+}
+
 static unsigned int tcp_live_drop(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
@@ -1063,6 +1122,9 @@ static unsigned int tcp_live_drop(void *priv, struct sk_buff *skb,
 		return tcp_live_md5_syn_offer_ts(skb, thoff);
 	if (th && th->syn)
 		return tcp_live_drop_handshake(live, th);
+	if (th && live->c->in.mptcp_csum_fail &&
+	    th->dest == htons(LIVE_PORT) && len > thoff + th->doff * 4)
+		return tcp_live_corrupt_mapping(live, skb, thoff);
 	if (th && live->c->in.drop_acks && th->source == htons(LIVE_PORT) &&
 	    !th->rst && len == thoff + th->doff * 4)
 		return atomic_inc_return(&live->acks_dropped) <=
@@ -1085,7 +1147,7 @@ static bool tcp_live_uses_hook(const struct tcp_live_input *in)
 {
 	return in->holes || in->drop_syns || in->drop_synacks ||
 	       in->drop_acks || in->strip_synack_accecn ||
-	       in->md5_syn_offers_ts;
+	       in->md5_syn_offers_ts || in->mptcp_csum_fail;
 }
 
 static int tcp_live_netns(struct tcp_live *live)
@@ -1452,6 +1514,7 @@ struct tcp_live_values {
 	 */
 	u32 ssn;
 	unsigned int data_len;
+	u64 fail_seq;		/* MP_FAIL's DSN */
 };
 
 /* The words of @name, a unit row and any MPTCP writer rows after it
@@ -1514,6 +1577,10 @@ static void tcp_live_expect_mptcp(u8 *opt, u8 *mask, u8 len,
 	}
 	if (subtype == LIVE_MPTCP_MP_FASTCLOSE && len >= 12) {
 		put_unaligned_be64(v->mptcp_key[1], opt + 4);	/* 3.5 */
+		return;
+	}
+	if (subtype == LIVE_MPTCP_MP_FAIL && len >= 12) {
+		put_unaligned_be64(v->fail_seq, opt + 4);	/* 3.7 */
 		return;
 	}
 	if (subtype == LIVE_MPTCP_ADD_ADDR) {
@@ -2677,8 +2744,27 @@ static int tcp_live_prio_early(struct tcp_live *live)
 		err = tcp_live_recv(live->child, got, sizeof(got));
 	return err;
 }
+
+/* The client's second ping, whose mapping the hook corrupts; the
+ * listener's MP_FAIL answers it (RFC 8684 section 3.7).
+ */
+static int tcp_live_csum_fail(struct tcp_live *live)
+{
+	static const char ping[LIVE_PING_LEN];
+	int err = tcp_live_send(live->client, ping, sizeof(ping));
+
+	if (!err)
+		err = tcp_live_wait_mptcp(live, false, LIVE_MPTCP_MP_FAIL,
+					  false);
+	return err;
+}
 #else
 static int tcp_live_signal(struct tcp_live *live)
+{
+	return -EOPNOTSUPP;
+}
+
+static int tcp_live_csum_fail(struct tcp_live *live)
 {
 	return -EOPNOTSUPP;
 }
@@ -2732,6 +2818,7 @@ static void tcp_live_check_mptcp_mib(struct tcp_live *live)
 		  LIVE_MPTCP_MP_FASTCLOSE },
 		{ "MPRstTx", MPTCP_MIB_MPRSTTX, LIVE_MPTCP_MP_TCPRST },
 		{ "MPPrioTx", MPTCP_MIB_MPPRIOTX, LIVE_MPTCP_MP_PRIO },
+		{ "MPFailTx", MPTCP_MIB_MPFAILTX, LIVE_MPTCP_MP_FAIL },
 #ifdef TCP_OPT_HAVE_TCP_KEY	/* 6.7+: ADD_ADDR's and RM_ADDR's own */
 		{ "AddAddrTx", MPTCP_MIB_ADDADDRTX, LIVE_MPTCP_ADD_ADDR },
 		{ "EchoAddTx", MPTCP_MIB_ECHOADDTX, LIVE_MPTCP_ADD_ADDR,
@@ -2939,6 +3026,50 @@ static void tcp_live_check_queued(struct tcp_live *live)
 		       live->c->out.mp_prio, &second);
 }
 
+/* The DSN a DSS maps from, 4 or 8 octets as its flags say; 0 when the
+ * option is too short to hold it.
+ */
+static u64 tcp_live_dss_dsn(const u8 *dss)
+{
+	unsigned int off = 4;
+	u8 flags = dss[3];
+
+	if (flags & LIVE_DSS_ACK)
+		off += flags & LIVE_DSS_ACK64 ? 8 : 4;
+	if (dss[1] < off + (flags & LIVE_DSS_DSN64 ? 8 : 4))
+		return 0;
+	return flags & LIVE_DSS_DSN64 ? get_unaligned_be64(dss + off) :
+					get_unaligned_be32(dss + off);
+}
+
+/* The listener's MP_FAIL, beside the DSS of its ACK, must name the data
+ * that failed: the DSN of the corrupted mapping (RFC 8684 section 3.7).
+ */
+static void tcp_live_check_mp_fail(struct tcp_live *live)
+{
+	struct tcp_live_values server = {
+		.ecn_counters = true, LIVE_AO_FROM_SERVER,
+	};
+	const struct tcp_live_pkt *p;
+	struct tcp_live_view v;
+	const u8 *dss;
+
+	list_for_each_entry(p, &live->pkts, list) {
+		if (!tcp_live_view(p, &v) || !v.to_server || !v.payload)
+			continue;
+		dss = tcp_live_mptcp_opt(v.th, v.optlen, LIVE_MPTCP_DSS);
+		if (tcp_live_dss_maps(dss)) {
+			server.fail_seq = tcp_live_dss_dsn(dss);
+			break;
+		}
+	}
+	tcp_live_check(live, "MP_FAIL",
+		       tcp_live_find_mptcp(live, false, LIVE_MPTCP_MP_FAIL,
+					   false),
+		       live->c->out.mp_fail, &server);
+	tcp_live_check_mptcp_mib(live);
+}
+
 /* The client's DATA_FIN on a segment without data: subflow sequence
  * number 0 and a Data-Level Length of 1 (RFC 8684 section 3.3.3).
  */
@@ -3083,6 +3214,8 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 		err = tcp_live_prio_early(live);
 	if (!err && c->in.mptcp_data_fin)
 		err = tcp_live_shutdown(live);
+	if (!err && c->in.mptcp_csum_fail)
+		err = tcp_live_csum_fail(live);
 	if (!err && c->in.holes)
 		err = tcp_live_holes(live, &seg);
 	/* TCP_AO_ADD_KEY: no such MAC algorithm in this kernel. */
@@ -3128,6 +3261,8 @@ static void tcp_live_run(struct kunit *test, const struct tcp_live_case *c,
 			tcp_live_check_queued(live);
 		if (c->in.mptcp_data_fin)
 			tcp_live_check_data_fin(live);
+		if (c->in.mptcp_csum_fail)
+			tcp_live_check_mp_fail(live);
 		if (c->out.fastclose)
 			tcp_live_check_fastclose(live);
 	}
